@@ -1,0 +1,196 @@
+"""The public entry points: validate, repair, check."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolpair import _repair
+from toolpair._model import (
+    Codec,
+    HistoryError,
+    InvalidHistory,
+    Message,
+    Policy,
+    Repaired,
+    Violation,
+)
+from toolpair.formats import LIST_KEYS, detect, get_codec
+from toolpair.providers import Context, Profile, get_profile
+
+logger = logging.getLogger("toolpair")
+
+_CONTEXT_KEYS = frozenset(
+    {
+        "thinking",
+        "tool_config",
+        "previous_response_id",
+        "store",
+        "thought_signatures",
+        "tokenizer_version",
+        "tools",
+    }
+)
+
+
+@dataclass(slots=True)
+class Parsed:
+    """A history read once: its messages decoded, and how to put a result back."""
+
+    body: Mapping[str, Any] | None
+    key: str
+    raw: Sequence[Any]
+    codec: Codec
+    profile: Profile
+    messages: list[Message]
+    ctx: Context
+
+
+def _thinking_on(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return value.get("type") in ("enabled", "adaptive")
+    return bool(value)
+
+
+def _body_context(body: Mapping[str, Any], fmt: str) -> dict[str, Any]:
+    ctx: dict[str, Any] = {}
+    if fmt == "anthropic":
+        ctx["thinking"] = _thinking_on(body.get("thinking"))
+        if isinstance(body.get("tools"), list):
+            ctx["tools"] = body["tools"]
+    elif fmt == "bedrock":
+        ctx["tool_config"] = "toolConfig" in body
+        extra = body.get("additionalModelRequestFields")
+        if isinstance(extra, Mapping):
+            ctx["thinking"] = _thinking_on(extra.get("thinking") or extra.get("reasoning_config"))
+        else:
+            ctx["thinking"] = False
+    elif fmt == "openai-responses":
+        prev = body.get("previous_response_id")
+        ctx["previous_response_id"] = prev if isinstance(prev, str) else None
+        if "store" in body:
+            ctx["store"] = bool(body["store"])
+    return ctx
+
+
+def parse(
+    history: Any, provider: str, format: str | Codec | None, context: Mapping[str, Any]
+) -> Parsed:
+    unknown = set(context) - _CONTEXT_KEYS
+    if unknown:
+        raise TypeError(f"unknown context keyword(s): {', '.join(sorted(unknown))}")
+    profile = get_profile(provider)
+    codec = get_codec(format if format is not None else detect(history, provider))
+    body: Mapping[str, Any] | None = None
+    key = ""
+    ctx_values: dict[str, Any] = {}
+    if isinstance(history, Mapping):
+        body = history
+        key = LIST_KEYS.get(codec.name, "messages")
+        if key not in body:
+            raise InvalidHistory(f"request body has no {key!r} list")
+        raw = body[key]
+        ctx_values.update(_body_context(body, codec.name))
+    else:
+        raw = history
+    if isinstance(raw, str | bytes) or not isinstance(raw, Sequence):
+        raise InvalidHistory(f"history must be a list of messages, not {type(raw).__name__}")
+    ctx_values.update(context)
+    if "tools" in context and "tool_config" not in context and codec.name == "bedrock":
+        ctx_values["tool_config"] = bool(context["tools"])
+    ctx = Context(shape=codec.shape, format=codec.name, **ctx_values)
+    if isinstance(ctx.thinking, Mapping):
+        ctx.thinking = _thinking_on(ctx.thinking)
+    messages = codec.decode(raw)
+    return Parsed(body, key, raw, codec, profile, messages, ctx)
+
+
+def validate(
+    history: Any, provider: str, *, format: str | Codec | None = None, **context: Any
+) -> list[Violation]:
+    """Everything ``provider`` would reject in ``history``, in its own words.
+
+    ``history`` is a wire-format message list or a whole request body (the format is
+    detected; ``format=`` forces it, or names a framework codec). Context a rule needs
+    (``thinking``, ``tool_config``, ``previous_response_id``, ``store``, ``tools``,
+    ``thought_signatures``, ``tokenizer_version``) is read from a body or passed here.
+    """
+    p = parse(history, provider, format, context)
+    return p.profile.rules(p.messages, p.ctx)
+
+
+def check(
+    history: Any, provider: str, *, format: str | Codec | None = None, **context: Any
+) -> None:
+    """Raise `HistoryError` listing every violation; return None when there are none."""
+    violations = validate(history, provider, format=format, **context)
+    if violations:
+        raise HistoryError(violations, provider)
+
+
+def _shaped(p: Parsed, messages: list[Any]) -> Any:
+    if p.body is None:
+        return messages
+    out = dict(p.body)
+    out[p.key] = messages
+    return out
+
+
+def repair(
+    history: Any,
+    provider: str,
+    *,
+    policy: Policy | None = None,
+    format: str | Codec | None = None,
+    **context: Any,
+) -> Repaired:
+    """A copy of ``history`` that ``provider`` accepts, built at read time.
+
+    The input is never mutated; messages repair did not touch are the same objects in
+    the result. Every change is a `Fix` on the result, and one WARNING on the
+    ``toolpair`` logger sums them up. What has no truthful repair is reported as an
+    ``unrepaired`` fix, never silently sent.
+    """
+    policy = policy or Policy()
+    p = parse(history, provider, format, context)
+    violations = p.profile.rules(p.messages, p.ctx)
+    if not violations:
+        return Repaired(_shaped(p, list(p.raw)), [], {}, provider, p.codec.name)
+    if policy.strict:
+        raise HistoryError(violations, provider)
+    keep_orphans = p.codec.shape == "items" and p.ctx.previous_response_id is not None
+    natives, fixes, id_map = _repair.run(
+        p.messages, p.codec, p.profile, policy, keep_orphans=keep_orphans
+    )
+    left = p.profile.rules(p.codec.decode(natives), p.ctx)
+    for v in left:
+        fixes.append(_unrepaired(v))
+    result = Repaired(_shaped(p, natives), fixes, id_map, provider, p.codec.name)
+    _log(result)
+    return result
+
+
+def _unrepaired(v: Violation) -> Any:
+    from toolpair._model import Fix
+
+    return Fix("unrepaired", v.index, v.ids, f"[{v.code}] {v.message}")
+
+
+def _log(result: Repaired) -> None:
+    if not result.fixes or not logger.isEnabledFor(logging.WARNING):
+        return
+    kinds: dict[str, int] = {}
+    ids: list[str] = []
+    for f in result.fixes:
+        kinds[f.kind] = kinds.get(f.kind, 0) + 1
+        ids.extend(i for i in f.ids if i and i not in ids)
+    summary = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    logger.warning(
+        "toolpair repaired a %s history for %s: %s; ids: %s",
+        result.format,
+        result.provider,
+        summary,
+        ", ".join(ids) or "-",
+    )

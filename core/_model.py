@@ -1,0 +1,227 @@
+"""The neutral view of a history, and the public result types.
+
+Every codec decodes its native messages into `Message`s made of `Block`s, keeping a
+reference to each native object so that encoding gives back the very same objects for
+everything a pass did not change. Only the skeleton that pairing needs is read: roles,
+block kinds, ids, order. Content is never parsed beyond that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+#: Block kinds. ``call``/``result`` are client tool calls and their results (the pair
+#: this library keeps intact). ``server_call``/``server_result`` are provider-executed
+#: tools (Anthropic server tools). ``thinking`` is a signed reasoning artifact that must
+#: stay byte-identical; ``reasoning`` is an OpenAI Responses reasoning item. ``other``
+#: is anything a codec does not recognise: it passes through untouched.
+BlockKind = Literal[
+    "text",
+    "image",
+    "call",
+    "result",
+    "thinking",
+    "reasoning",
+    "server_call",
+    "server_result",
+    "other",
+]
+
+#: How a format stores results. ``blocks``: results are blocks inside a user message
+#: (Anthropic, Bedrock, Gemini). ``chat``: each result is its own ``tool`` message right
+#: after the assistant message that made the calls (OpenAI Chat, Mistral, most
+#: frameworks). ``items``: a flat list in which every call and result is an item
+#: (OpenAI Responses).
+Shape = Literal["blocks", "chat", "items"]
+
+
+@dataclass(slots=True, eq=False)
+class Block:
+    """One piece of a message, as far as pairing cares.
+
+    ``native`` is the codec's own object for the block (a content block dict, a tool call
+    entry, a whole tool message for ``chat`` results). ``id`` is the call id a call
+    carries or a result answers (None where a format allows none, as Gemini does).
+    """
+
+    kind: BlockKind
+    native: Any
+    id: str | None = None
+    name: str | None = None
+    is_error: bool = False
+    #: Result content is empty (A9/B7 care when ``is_error`` is set).
+    empty: bool = False
+    #: For text blocks, the text, so blank-text rules can be checked without the codec.
+    text: str | None = None
+    #: Set on results toolpair made up for a dangling call.
+    synthetic: bool = False
+    #: Anthropic computer/browser toolset member name (T1/T2).
+    toolset: str | None = None
+    #: Secondary id: a Responses item id (``fc_...``, ``rs_...``), a Gemini thought
+    #: signature marker; codec specific.
+    item_id: str | None = None
+    #: Codec-specific subtype (``web_search`` for a server tool, the Responses item
+    #: type, ``redacted_thinking``...).
+    sub: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Message:
+    """A native message seen as a role and a list of blocks. ``index`` is its position
+    in the input list, which is what violations and fixes name."""
+
+    role: Role
+    blocks: list[Block]
+    native: Any
+    index: int
+
+
+@runtime_checkable
+class Codec(Protocol):
+    """Reads and writes one message format. A codec never mutates its input.
+
+    ``build`` is only called for messages a pass changed or created; untouched messages
+    are handed back as ``template.native`` by the engine without calling the codec.
+    """
+
+    name: str
+    shape: Shape
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]: ...
+
+    def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
+        """A native message with these blocks. ``template`` is the message this one
+        descends from (copy its other fields); None for a message toolpair creates."""
+        ...
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        """A result block answering ``call`` whose content is the plain text ``text``."""
+        ...
+
+    def make_text(self, text: str, role: Role) -> Block:
+        """A text block for a message of ``role``."""
+        ...
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        """A copy of a call or result block carrying ``new_id``."""
+        ...
+
+    def result_as_text(self, block: Block) -> Block:
+        """A text block standing for a result block (the orphan-as-text policy)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One thing a provider would reject, worded as that provider words it.
+
+    ``index`` is the message index that provider's own error names; ``path`` the
+    location in the provider's notation (``messages.3.content.0``, ``input``...).
+    """
+
+    code: str
+    message: str
+    index: int
+    ids: tuple[str, ...] = ()
+    path: str = ""
+
+    def __str__(self) -> str:
+        return f"[{self.code}] {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """One change a pass made (or, with kind ``unrepaired``, could not make)."""
+
+    kind: str
+    index: int
+    ids: tuple[str, ...] = ()
+    detail: str = ""
+
+    def __str__(self) -> str:
+        ids = f" ({', '.join(self.ids)})" if self.ids else ""
+        return f"{self.kind} at {self.index}{ids}: {self.detail}"
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """How repair treats the shapes that have more than one reasonable answer.
+
+    placeholder: the content of a synthetic result. It states a fact and never echoes
+        the call's input or any tool output.
+    orphans: ``"drop"`` a result whose call is nowhere, or keep it as ``"text"``.
+    trailing: ``"answer"`` calls in a final assistant turn with synthetic results, or
+        ``"keep"`` them dangling (a caller about to run the tools itself).
+    strict: raise `HistoryError` instead of repairing anything.
+    bridge_text: the text of an assistant turn toolpair inserts where a provider
+        forbids a user turn right after results (Bedrock, Mistral).
+    user_bridge_text: the text of a user turn inserted where a provider needs the
+        history to start with a user turn (Bedrock, Gemini).
+    bound_thinking: ``"keep"`` thinking blocks after an edited message and report the
+        prefix-binding risk (H4), or ``"strip"`` every thinking block from the first
+        edited message on, so that no remaining block has an edited prefix.
+    """
+
+    placeholder: str = "No result was recorded for this tool call."
+    orphans: Literal["drop", "text"] = "drop"
+    trailing: Literal["answer", "keep"] = "answer"
+    strict: bool = False
+    bridge_text: str = "Understood."
+    user_bridge_text: str = "(conversation continues)"
+    bound_thinking: Literal["keep", "strip"] = "keep"
+
+
+@dataclass(slots=True)
+class Repaired:
+    """What `repair` (and each compaction operation) returns.
+
+    ``messages`` has the input's shape: a list for a list, a request body dict (with its
+    message list replaced) for a body. ``id_map`` maps every id toolpair rewrote to the
+    id the history had, so a provider response naming a new id can be mapped back.
+    """
+
+    messages: Any
+    fixes: list[Fix] = field(default_factory=list)
+    id_map: dict[str, str] = field(default_factory=dict)
+    provider: str = ""
+    format: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return any(f.kind != "unrepaired" and f.kind != "prefix_binding" for f in self.fixes)
+
+    @property
+    def unrepaired(self) -> list[Fix]:
+        return [f for f in self.fixes if f.kind == "unrepaired"]
+
+
+class ToolpairError(Exception):
+    """Base class of every error toolpair raises."""
+
+
+class InvalidHistory(ToolpairError, ValueError):
+    """The input is not a history toolpair can read. ``index`` names the message (None
+    when the problem is the container itself)."""
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        where = f"message {index}: " if index is not None else ""
+        super().__init__(f"{where}{message}")
+        self.index = index
+        self.reason = message
+
+
+class HistoryError(ToolpairError):
+    """Raised by `check` (and by `repair` in strict mode): the history breaks the
+    provider's rules. ``violations`` lists every one."""
+
+    def __init__(self, violations: Sequence[Violation], provider: str) -> None:
+        self.violations = list(violations)
+        self.provider = provider
+        lines = "\n".join(f"  {v}" for v in self.violations)
+        super().__init__(
+            f"{len(self.violations)} violation(s) of the {provider} rules:\n{lines}"
+        )

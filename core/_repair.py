@@ -1,0 +1,547 @@
+"""Read-time repair: pair every call with one result, lay the pair out the way the
+provider needs it, and hand back untouched messages as the very same objects.
+
+The passes run in order over the neutral view:
+
+1. pairing: each result finds its call (the most recent unanswered one with its id);
+   duplicates keep the best result (real over error over synthetic), results with no
+   call anywhere are orphans;
+2. ids: ids the provider refuses, and repeated call ids, are rewritten on both halves;
+3. layout: every unit (an assistant turn with calls) is followed by one answering turn
+   holding its results first, synthetic ones for dangling calls, then whatever user
+   content sat between;
+4. provider passes: merges, bridges, a leading user turn, reasoning adjacency, and the
+   thinking prefix-binding check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolpair._model import Block, Codec, Fix, Message, Policy, Role
+from toolpair.providers._base import Profile
+
+
+@dataclass(slots=True, eq=False)
+class _Call:
+    block: Block
+    msg: int
+    seg: int
+    result: Block | None = None
+    result_msg: int = -1
+
+
+@dataclass(slots=True, eq=False)
+class Out:
+    """A message of the output: its blocks and the input message it descends from."""
+
+    role: Role
+    blocks: list[Block]
+    template: Message | None
+    #: The blocks the template had when it reached the pass, for "did it change".
+    was_nonempty: bool = True
+
+    def unchanged(self) -> bool:
+        t = self.template
+        if t is None or t.role != self.role or len(t.blocks) != len(self.blocks):
+            return False
+        return all(a is b for a, b in zip(t.blocks, self.blocks, strict=True))
+
+
+def _rank(b: Block) -> int:
+    return 0 if b.synthetic else (1 if b.is_error else 2)
+
+
+def _key(b: Block) -> str:
+    # Gemini allows id-less calls: they pair by name (and position).
+    return b.id if b.id is not None else "\x00" + (b.name or "")
+
+
+@dataclass(slots=True)
+class _State:
+    msgs: Sequence[Message]
+    codec: Codec
+    profile: Profile
+    policy: Policy
+    keep_orphans: bool
+    fixes: list[Fix] = field(default_factory=list)
+    calls: list[_Call] = field(default_factory=list)
+    #: id(result block) -> "home" | "drop" | "text" | "keep"
+    fate: dict[int, str] = field(default_factory=dict)
+    renamed: dict[int, Block] = field(default_factory=dict)
+    id_map: dict[str, str] = field(default_factory=dict)
+    #: id(result block) -> index of the message it came from
+    origin: dict[int, int] = field(default_factory=dict)
+
+    def fix(self, kind: str, index: int, ids: Sequence[str | None] = (), detail: str = "") -> None:
+        self.fixes.append(Fix(kind, index, tuple(i or "" for i in ids), detail))
+
+    def r(self, b: Block) -> Block:
+        return self.renamed.get(id(b), b)
+
+
+def segments(msgs: Sequence[Message], shape: str) -> list[tuple[str, list[Message]]]:
+    """Runs of assistant messages and of user-side messages. In a chat format every
+    assistant message is its own run: its results must follow it at once."""
+    out: list[tuple[str, list[Message]]] = []
+    for m in msgs:
+        side = "assistant" if m.role == "assistant" else "user"
+        if out and out[-1][0] == side and (side == "user" or shape != "chat"):
+            out[-1][1].append(m)
+        else:
+            out.append((side, [m]))
+    return out
+
+
+def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
+    open_calls: dict[str, list[_Call]] = {}
+    done: dict[str, list[_Call]] = {}
+    pending: dict[str, list[tuple[Block, int]]] = {}
+    for s, (_side, seg_msgs) in enumerate(segs):
+        for m in seg_msgs:
+            for b in m.blocks:
+                if b.kind == "call":
+                    c = _Call(b, m.index, s)
+                    st.calls.append(c)
+                    k = _key(b)
+                    waiting = pending.get(k)
+                    if waiting:
+                        res, at = waiting.pop(0)
+                        c.result, c.result_msg = res, at
+                        st.fate[id(res)] = "home"
+                        done.setdefault(k, []).append(c)
+                    else:
+                        open_calls.setdefault(k, []).append(c)
+                elif b.kind == "result":
+                    st.origin[id(b)] = m.index
+                    k = _key(b)
+                    cands = open_calls.get(k)
+                    if cands:
+                        if b.id is None:
+                            latest = cands[-1].seg
+                            pick = next(c for c in cands if c.seg == latest)
+                            cands.remove(pick)
+                        else:
+                            pick = cands.pop()
+                        pick.result, pick.result_msg = b, m.index
+                        st.fate[id(b)] = "home"
+                        done.setdefault(k, []).append(pick)
+                    elif done.get(k):
+                        prior = done[k][-1]
+                        assert prior.result is not None
+                        if _rank(b) > _rank(prior.result):
+                            loser, loser_at = prior.result, prior.result_msg
+                            prior.result, prior.result_msg = b, m.index
+                            st.fate[id(b)] = "home"
+                        else:
+                            loser, loser_at = b, m.index
+                        st.fate[id(loser)] = "drop"
+                        st.fix("duplicate_result_dropped", loser_at, [loser.id],
+                               "a call has one result; the best one is kept")
+                    else:
+                        pending.setdefault(k, []).append((b, m.index))
+    for waiting in pending.values():
+        for b, at in waiting:
+            if st.keep_orphans:
+                st.fate[id(b)] = "keep"
+            elif st.policy.orphans == "text":
+                st.fate[id(b)] = "text"
+                st.fix("orphan_result_as_text", at, [b.id], "no call has this id; kept as text")
+            else:
+                st.fate[id(b)] = "drop"
+                st.fix("orphan_result_dropped", at, [b.id], "no call anywhere has this id")
+
+
+def _rewrite_ids(st: _State) -> None:
+    profile = st.profile
+    taken = {c.block.id for c in st.calls if c.block.id is not None}
+    seen: set[str] = set()
+    for c in st.calls:
+        old = c.block.id
+        if old is None:
+            continue
+        if profile.valid_id(old) and old not in seen:
+            seen.add(old)
+            continue
+        salt = 0
+        new = profile.new_id(old, salt)
+        while new in taken or new in seen or not profile.valid_id(new):
+            salt += 1
+            new = profile.new_id(old, salt)
+        seen.add(new)
+        taken.add(new)
+        st.renamed[id(c.block)] = st.codec.with_id(c.block, new)
+        if c.result is not None:
+            st.renamed[id(c.result)] = st.codec.with_id(c.result, new)
+        st.id_map[new] = st.id_map.get(old, old)
+        reason = "repeated" if old in seen else "refused by the provider"
+        st.fix("id_rewritten", c.msg, [old, new], f"call id {reason}; rewritten on both halves")
+
+
+def _filter(st: _State, m: Message) -> list[Block]:
+    """A message's blocks with results that live elsewhere (or nowhere) taken out."""
+    out: list[Block] = []
+    for b in m.blocks:
+        if b.kind == "result":
+            f = st.fate.get(id(b), "keep")
+            if f == "text":
+                out.append(st.codec.result_as_text(b))
+            elif f == "keep":
+                out.append(st.r(b))
+            continue
+        out.append(st.r(b) if b.kind == "call" else b)
+    return out
+
+
+def _reorder_assistant(blocks: list[Block]) -> list[Block]:
+    """Text and server blocks after a client call move in front of the calls; thinking
+    blocks stay where they are, untouched."""
+    first = next((i for i, b in enumerate(blocks) if b.kind == "call"), None)
+    if first is None:
+        return blocks
+    tail = blocks[first:]
+    movers = [b for b in tail if b.kind not in ("call", "thinking")]
+    if not movers:
+        return blocks
+    return blocks[:first] + movers + [b for b in tail if b.kind in ("call", "thinking")]
+
+
+def _bridge(st: _State) -> Out:
+    return Out("assistant", [st.codec.make_text(st.policy.bridge_text, "assistant")], None)
+
+
+def _user_msgs(st: _State, msgs: Sequence[Message]) -> list[Out]:
+    out = []
+    for m in msgs:
+        blocks = _filter(st, m)
+        if not blocks and m.blocks and all(b.kind == "result" for b in m.blocks):
+            continue  # its results went home or were dropped; those fixes say so
+        if m.role == "tool" and blocks and blocks[0].kind == "text":
+            out.append(Out("user", blocks, None))  # an orphan tool message kept as text
+            continue
+        out.append(Out(m.role, blocks, m, bool(m.blocks)))
+    return out
+
+
+def _assistant_run(st: _State, msgs: Sequence[Message]) -> list[Out]:
+    shape = st.codec.shape
+    if shape == "blocks":
+        flat = [b for m in msgs for b in _filter(st, m)]
+        reordered = _reorder_assistant(flat)
+        if len(msgs) > 1 and (st.profile.strict_alternation or reordered is not flat):
+            if reordered is not flat:
+                st.fix("content_reordered", msgs[0].index, [],
+                       "text and server blocks moved in front of the tool calls")
+            st.fix("turns_merged", msgs[0].index, [],
+                   f"{len(msgs)} assistant messages merged into one turn")
+            return [Out("assistant", reordered, msgs[0])]
+        out = []
+        for m in msgs:
+            blocks = _filter(st, m)
+            new = _reorder_assistant(blocks)
+            if new is not blocks:
+                st.fix("content_reordered", m.index, [],
+                       "text and server blocks moved in front of the tool calls")
+            out.append(Out("assistant", new, m))
+        return out
+    return [Out("assistant", _filter(st, m), m) for m in msgs]
+
+
+def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool) -> list[Out]:
+    """The answering turn for ``calls``, then the user content that sat in ``zone``."""
+    codec, policy = st.codec, st.policy
+    chosen: list[tuple[Block, Block | None]] = []  # (result as sent, original result)
+    for c in calls:
+        if c.result is not None:
+            chosen.append((st.r(c.result), c.result))
+        elif not (last and policy.trailing == "keep"):
+            call = st.r(c.block)
+            chosen.append((codec.make_result(call, policy.placeholder, is_error=True), None))
+            st.fix("synthetic_result", c.msg, [call.id or call.name],
+                   "the call had no result; an error result was added")
+    if codec.shape == "blocks":
+        return _answer_blocks(st, chosen, zone)
+    # chat and items: one message per result, right after the call(s).
+    lead: list[int] = []
+    for m in zone:
+        if m.role != "tool" or not m.blocks or m.blocks[0].kind != "result":
+            break
+        lead.append(id(st.r(m.blocks[0])))
+    if set(lead) == {id(b) for b, _ in chosen}:
+        order = {k: n for n, k in enumerate(lead)}
+        chosen.sort(key=lambda pair: order[id(pair[0])])
+    lead_set = set(lead)
+    out: list[Out] = []
+    for b, orig in chosen:
+        src = st.msgs[st.origin[id(orig)]] if orig is not None else None
+        if src is not None and id(b) not in lead_set:
+            st.fix("result_moved", src.index, [b.id], "moved right after the call")
+        out.append(Out("tool", [b], src))
+    out.extend(_user_msgs(st, zone))
+    return out
+
+
+def _answer_blocks(
+    st: _State, chosen: list[tuple[Block, Block | None]], zone: Sequence[Message]
+) -> list[Out]:
+    tpl = zone[0] if zone else None
+    results = [b for b, _ in chosen]
+    lead: list[Block] = []
+    if tpl is not None:
+        for b in tpl.blocks:
+            if b.kind != "result":
+                break
+            lead.append(st.r(b))
+        if {id(b) for b in lead} == {id(b) for b in results}:
+            results = lead
+    lead_ids = {id(b) for b in lead}
+    for b, orig in chosen:
+        if orig is None or id(b) in lead_ids:
+            continue
+        at = st.origin[id(orig)]
+        if tpl is not None and at == tpl.index:
+            st.fix("results_first", at, [b.id or b.name], "moved in front of the user's content")
+        else:
+            st.fix("result_moved", at, [b.id or b.name], "moved first into the turn right after its call")
+    rest = _filter(st, tpl) if tpl is not None else []
+    later = _user_msgs(st, zone[1:])
+    if not (st.profile.results_only or st.profile.bridge_after_results):
+        if not results and tpl is None:
+            return later
+        return [Out("user", results + rest, tpl, bool(tpl.blocks) if tpl else True), *later]
+    # The result turn holds nothing else; the user's content follows a bridge.
+    content = [o for o in later if o.blocks]
+    if rest:
+        content.insert(0, Out("user", rest, None if results else tpl))
+    if not results:
+        return content
+    head = Out("user", results, tpl)
+    if not content:
+        return [head]
+    if rest:
+        st.fix("content_moved", tpl.index if tpl else -1, [], "user content moved out of the result turn")
+    st.fix("bridge_inserted", tpl.index if tpl else -1, [],
+           "an assistant turn between the results and the user's content")
+    return [head, _bridge(st), *content]
+
+
+def layout(st: _State) -> list[Out]:
+    segs = segments(st.msgs, st.codec.shape)
+    _pair(st, segs)
+    _rewrite_ids(st)
+    by_seg: dict[int, list[_Call]] = {}
+    for c in st.calls:
+        by_seg.setdefault(c.seg, []).append(c)
+    out: list[Out] = []
+    consumed: set[int] = set()
+    for s, (side, seg_msgs) in enumerate(segs):
+        if s in consumed:
+            continue
+        if side == "user":
+            out.extend(_user_msgs(st, seg_msgs))
+            continue
+        out.extend(_assistant_run(st, seg_msgs))
+        calls = by_seg.get(s)
+        if not calls:
+            continue
+        zone: Sequence[Message] = []
+        if s + 1 < len(segs) and segs[s + 1][0] == "user":
+            zone = segs[s + 1][1]
+            consumed.add(s + 1)
+        out.extend(_answer(st, calls, zone, last=s + 1 >= len(segs)))
+    return out
+
+
+def _drop_empty(st: _State, out: list[Out]) -> list[Out]:
+    kept = []
+    for o in out:
+        if o.blocks:
+            kept.append(o)
+        elif o.template is not None and (o.was_nonempty or st.profile.drop_empty):
+            st.fix("empty_message_removed", o.template.index, [], "the message had no content left")
+        else:
+            kept.append(o)
+    return kept
+
+
+def _alternate(st: _State, out: list[Out]) -> list[Out]:
+    """Bedrock rejects consecutive turns of one role: merge them, or bridge a result
+    turn and the user content after it."""
+    res: list[Out] = []
+    for o in out:
+        prev = res[-1] if res else None
+        if prev is None or prev.role != o.role or o.role == "system":
+            res.append(o)
+            continue
+        if o.role == "user" and any(b.kind == "result" for b in prev.blocks + o.blocks):
+            res.append(_bridge(st))
+            res.append(o)
+            idx = o.template.index if o.template else -1
+            st.fix("bridge_inserted", idx, [], "an assistant turn keeps user and assistant alternating")
+            continue
+        blocks = prev.blocks + o.blocks
+        if o.role == "assistant":
+            blocks = _reorder_assistant(blocks)
+        res[-1] = Out(prev.role, blocks, prev.template)
+        idx = o.template.index if o.template else -1
+        st.fix("turns_merged", idx, [], f"consecutive {o.role} turns merged")
+    return res
+
+
+def _chat_bridges(st: _State, out: list[Out]) -> list[Out]:
+    res: list[Out] = []
+    for o in out:
+        if res and res[-1].role == "tool" and o.role not in ("tool", "assistant"):
+            res.append(_bridge(st))
+            idx = o.template.index if o.template else -1
+            st.fix("bridge_inserted", idx, [], "an assistant turn between the results and the user")
+        res.append(o)
+    return res
+
+
+def _leading_user(st: _State, out: list[Out]) -> list[Out]:
+    k = next((i for i, o in enumerate(out) if o.role != "system"), None)
+    if k is None:
+        return out
+    first = out[k]
+    need = first.role != "user" and first.role != "tool" and st.profile.first_user
+    need = need or (
+        st.profile.first_not_call
+        and first.role == "assistant"
+        and any(b.kind == "call" for b in first.blocks)
+    )
+    if first.role == "tool" and st.profile.first_user:
+        need = True
+    if not need:
+        return out
+    st.fix("user_turn_inserted", 0, [], "the history must start with a user turn")
+    bridge = Out("user", [st.codec.make_text(st.policy.user_bridge_text, "user")], None)
+    return [*out[:k], bridge, *out[k:]]
+
+
+def _reasoning(st: _State, out: list[Out]) -> list[Out]:
+    """Responses R3: every reasoning item directly before the item it produced."""
+    res: list[Out] = []
+    i = 0
+    n = len(out)
+    while i < n:
+        if not (out[i].blocks and out[i].blocks[0].kind == "reasoning"):
+            res.append(out[i])
+            i += 1
+            continue
+        rs = []
+        while i < n and out[i].blocks and out[i].blocks[0].kind == "reasoning":
+            rs.append(out[i])
+            i += 1
+        xs = []
+        while (
+            i < n
+            and out[i].role == "assistant"
+            and out[i].blocks
+            and out[i].blocks[0].kind != "reasoning"
+        ):
+            xs.append(out[i])
+            i += 1
+        if len(rs) == 1 and xs:
+            res.append(rs[0])
+            res.extend(xs)
+            continue
+        for k, r in enumerate(rs):
+            if k < len(xs):
+                res.append(r)
+                res.append(xs[k])
+            else:
+                idx = r.template.index if r.template else -1
+                st.fix("reasoning_dropped", idx, [r.blocks[0].item_id],
+                       "a reasoning item with no item after it is rejected by the provider")
+        if len(rs) > 1 and xs:
+            idx = rs[0].template.index if rs[0].template else -1
+            st.fix("reasoning_reordered", idx, [], "reasoning items interleaved with their items")
+        res.extend(xs[len(rs):])
+    return res
+
+
+def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) -> list[Out]:
+    """A function_call that lost the reasoning item before it loses its ``fc_`` id
+    (which the API would tie to that reasoning item) and keeps its call_id."""
+    strip = getattr(st.codec, "without_item_id", None)
+    if strip is None:
+        return out
+    had_reasoning: set[int] = set()
+    for a, b in zip(inputs, inputs[1:], strict=False):
+        if a.blocks and a.blocks[0].kind == "reasoning" and b.blocks:
+            had_reasoning.add(id(b.blocks[0]))
+    for k, o in enumerate(out):
+        if not o.blocks or o.blocks[0].kind != "call":
+            continue
+        blk = o.blocks[0]
+        orig = o.template.blocks[0] if o.template and o.template.blocks else blk
+        if id(orig) not in had_reasoning or blk.item_id is None:
+            continue
+        prev = out[k - 1] if k else None
+        if prev is not None and prev.blocks and prev.blocks[0].kind == "reasoning":
+            continue
+        out[k] = Out(o.role, [strip(blk)], o.template)
+        st.fix("item_id_dropped", o.template.index if o.template else -1, [blk.id],
+               "its reasoning item is gone; the call keeps its call_id")
+    return out
+
+
+def _prefix_binding(st: _State, out: list[Out]) -> list[Out]:
+    """H4: a thinking block is bound to everything before it. Report (or strip) the
+    thinking blocks that sit after the first message repair changed."""
+    first = None
+    for k, o in enumerate(out):
+        same_place = k < len(st.msgs) and o.template is st.msgs[k]
+        if not (o.unchanged() and same_place):
+            first = k
+            break
+    if first is None:
+        return out
+    bound = [
+        (k, o) for k, o in enumerate(out) if k >= first and any(b.kind == "thinking" for b in o.blocks)
+    ]
+    if not bound:
+        return out
+    if st.policy.bound_thinking == "strip":
+        for k, o in bound:
+            out[k] = Out(o.role, [b for b in o.blocks if b.kind != "thinking"], o.template)
+            st.fix("thinking_stripped", o.template.index if o.template else k, [],
+                   "thinking after an edited message would fail its prefix binding")
+        return [o for o in out if o.blocks]
+    idx = out[first].template.index if out[first].template else first
+    st.fix("prefix_binding", idx, [],
+           f"{len(bound)} message(s) with thinking follow an edited message; providers that "
+           "bind thinking to its prefix (Anthropic H4) may reject them: retry with "
+           "bound_thinking='strip' or the drop_block setting")
+    return out
+
+
+def run(
+    msgs: Sequence[Message],
+    codec: Codec,
+    profile: Profile,
+    policy: Policy,
+    *,
+    keep_orphans: bool = False,
+) -> tuple[list[Any], list[Fix], dict[str, str]]:
+    st = _State(msgs, codec, profile, policy, keep_orphans)
+    out = layout(st)
+    out = _drop_empty(st, out)
+    if codec.shape == "blocks" and profile.strict_alternation:
+        out = _alternate(st, out)
+    if codec.shape != "blocks" and profile.bridge_after_results:
+        out = _chat_bridges(st, out)
+    if profile.first_user or profile.first_not_call:
+        out = _leading_user(st, out)
+    if codec.shape == "items" and profile.reasoning_adjacency:
+        out = _reasoning(st, out)
+        out = _orphaned_item_ids(st, out, msgs)
+    out = _prefix_binding(st, out)
+    natives = [
+        o.template.native if o.template is not None and o.unchanged() else codec.build(o.role, o.blocks, o.template)
+        for o in out
+    ]
+    return natives, st.fixes, st.id_map

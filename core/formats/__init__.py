@@ -1,0 +1,116 @@
+"""Codecs for the six provider wire formats, and format detection.
+
+A format is named by its codec's ``name``: "anthropic", "bedrock", "openai",
+"openai-responses", "gemini", "mistral". Framework integrations pass their own codec
+object as ``format=``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolpair._model import Codec, InvalidHistory
+from toolpair.formats.anthropic import AnthropicCodec
+from toolpair.formats.bedrock import BedrockCodec
+from toolpair.formats.gemini import GeminiCodec
+from toolpair.formats.mistral import MistralCodec
+from toolpair.formats.openai_chat import OpenAIChatCodec
+from toolpair.formats.responses import ResponsesCodec
+
+CODECS: dict[str, Codec] = {
+    c.name: c
+    for c in (
+        AnthropicCodec(),
+        BedrockCodec(),
+        OpenAIChatCodec(),
+        ResponsesCodec(),
+        GeminiCodec(),
+        MistralCodec(),
+    )
+}
+
+#: The body key holding the message list, per format.
+LIST_KEYS = {"openai-responses": "input", "gemini": "contents"}
+
+_ANTHROPIC_TYPES = frozenset(
+    {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"}
+)
+_BEDROCK_KEYS = frozenset({"toolUse", "toolResult", "reasoningContent", "cachePoint"})
+
+
+def get_codec(format: str | Codec) -> Codec:
+    if not isinstance(format, str):
+        return format
+    try:
+        return CODECS[format]
+    except KeyError:
+        raise ValueError(f"unknown format {format!r}; known: {', '.join(CODECS)}") from None
+
+
+def _detect_list(messages: Sequence[Any], hint: str | None) -> str | None:
+    """The format a message list is in, from the first message that tells."""
+    for m in messages:
+        if not isinstance(m, Mapping):
+            continue
+        if "parts" in m:
+            return "gemini"
+        t = m.get("type")
+        if t is not None and t != "message" or ("role" not in m and "content" not in m):
+            return "openai-responses"
+        role = m.get("role")
+        if role in ("tool", "system", "developer") or "tool_calls" in m:
+            return "mistral" if hint == "mistral" else "openai"
+        if role == "model":
+            return "gemini"
+        content = m.get("content")
+        if isinstance(content, list):
+            for b in content:
+                if not isinstance(b, Mapping):
+                    continue
+                bt = b.get("type")
+                if bt in _ANTHROPIC_TYPES:
+                    return "anthropic"
+                if bt is None and _BEDROCK_KEYS.intersection(b):
+                    return "bedrock"
+                if bt in ("input_text", "output_text", "input_image"):
+                    return "openai-responses"
+                if bt in ("image_url", "input_audio"):
+                    return "mistral" if hint == "mistral" else "openai"
+                if bt is None and "text" in b:
+                    return "bedrock"
+    return None
+
+
+#: The format a provider speaks, used when a history could be in several.
+PROVIDER_FORMATS = {
+    "anthropic": "anthropic",
+    "bedrock": "bedrock",
+    "openai": "openai",
+    "openai-responses": "openai-responses",
+    "gemini": "gemini",
+    "mistral": "mistral",
+}
+
+
+def detect(history: Any, provider: str | None = None) -> str:
+    """The wire format of a message list or request body."""
+    hint = PROVIDER_FORMATS.get(provider or "")
+    if isinstance(history, Mapping):
+        if "contents" in history:
+            return "gemini"
+        if "input" in history:
+            return "openai-responses"
+        if "messages" not in history:
+            raise InvalidHistory("request body has no 'messages', 'input' or 'contents'")
+        if "toolConfig" in history or "inferenceConfig" in history or "modelId" in history:
+            return "bedrock"
+        if "max_tokens" in history and "system" in history or "anthropic_version" in history:
+            return "anthropic"
+        history = history["messages"]
+    if not isinstance(history, list | tuple):
+        raise InvalidHistory(f"history must be a list or a request body, not {type(history).__name__}")
+    found = _detect_list(history, hint)
+    if found is not None:
+        return found
+    return hint or "openai"

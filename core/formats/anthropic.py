@@ -1,0 +1,134 @@
+"""Anthropic Messages: ``{"role", "content": str | [blocks]}``, results are
+``tool_result`` blocks inside user messages."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair.formats._common import (
+    ORPHAN_TEXT,
+    content_is_empty,
+    copy_with,
+    require_id,
+    require_mapping,
+    role_of,
+    stringify,
+)
+
+_ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
+
+#: Server tool result types end in ``_tool_result`` (web_search_tool_result,
+#: code_execution_tool_result, advisor_tool_result...); mcp_tool_result pairs with
+#: mcp_tool_use.
+_SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+
+
+def decode_block(block: Any, index: int) -> Block:
+    if isinstance(block, str):
+        return Block("text", block, text=block)
+    b = require_mapping(block, index, "content block")
+    t = b.get("type")
+    if t == "text":
+        text = b.get("text")
+        return Block("text", b, text=text if isinstance(text, str) else None)
+    if t == "tool_use":
+        return Block(
+            "call",
+            b,
+            id=require_id(b.get("id"), index, "tool_use.id"),
+            name=b.get("name") if isinstance(b.get("name"), str) else None,
+            toolset=b.get("toolset_name") if isinstance(b.get("toolset_name"), str) else None,
+        )
+    if t == "tool_result":
+        return Block(
+            "result",
+            b,
+            id=require_id(b.get("tool_use_id"), index, "tool_result.tool_use_id"),
+            is_error=b.get("is_error") is True,
+            empty=content_is_empty(b.get("content")),
+            toolset=b.get("toolset_name") if isinstance(b.get("toolset_name"), str) else None,
+        )
+    if t in ("thinking", "redacted_thinking"):
+        return Block("thinking", b, sub=t)
+    if t in _SERVER_CALLS:
+        sid = b.get("id")
+        return Block(
+            "server_call",
+            b,
+            id=sid if isinstance(sid, str) else None,
+            name=b.get("name") if isinstance(b.get("name"), str) else None,
+            sub=t,
+        )
+    if isinstance(t, str) and (t.endswith("_tool_result") or t == "mcp_tool_result"):
+        sid = b.get("tool_use_id")
+        return Block("server_result", b, id=sid if isinstance(sid, str) else None, sub=t)
+    if t in ("image", "document"):
+        return Block("image", b, sub=t)
+    if t is None:
+        raise InvalidHistory("content block has no type", index)
+    return Block("other", b, sub=str(t))
+
+
+class AnthropicCodec:
+    name = "anthropic"
+    shape = "blocks"
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        out: list[Message] = []
+        for i, raw in enumerate(messages):
+            m = require_mapping(raw, i)
+            role = role_of(m.get("role"), i, _ROLES)
+            content = m.get("content")
+            if isinstance(content, str):
+                blocks = [Block("text", content, text=content)]
+            elif isinstance(content, list | tuple):
+                blocks = [decode_block(b, i) for b in content]
+            else:
+                raise InvalidHistory(
+                    f"content must be a string or a list, got {type(content).__name__}", i
+                )
+            out.append(Message(role, blocks, raw, i))
+        return out
+
+    def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
+        content = [
+            {"type": "text", "text": b.native} if isinstance(b.native, str) else b.native
+            for b in blocks
+        ]
+        return copy_with(template, role, content=content)
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        native: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": call.id,
+            "content": [{"type": "text", "text": text}],
+        }
+        if is_error:
+            native["is_error"] = True
+        if call.toolset:
+            native["toolset_name"] = call.toolset
+        return Block(
+            "result",
+            native,
+            id=call.id,
+            name=call.name,
+            is_error=is_error,
+            synthetic=True,
+            toolset=call.toolset,
+        )
+
+    def make_text(self, text: str, role: Role) -> Block:
+        return Block("text", {"type": "text", "text": text}, text=text)
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        native = dict(block.native)
+        native["id" if block.kind == "call" else "tool_use_id"] = new_id
+        return replace(block, native=native, id=new_id)
+
+    def result_as_text(self, block: Block) -> Block:
+        content = block.native.get("content") if isinstance(block.native, dict) else None
+        return self.make_text(ORPHAN_TEXT.format(id=block.id, content=stringify(content)), "user")
+

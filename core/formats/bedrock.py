@@ -1,0 +1,98 @@
+"""Bedrock Converse: ``{"role", "content": [{"text"} | {"toolUse"} | {"toolResult"} |
+{"reasoningContent"} | ...]}``. Blocks are keyed by their one member, not by a type."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair.formats._common import (
+    ORPHAN_TEXT,
+    content_is_empty,
+    copy_with,
+    require_id,
+    require_list,
+    require_mapping,
+    role_of,
+    stringify,
+)
+
+_ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
+
+
+def _decode_block(raw: Any, index: int) -> Block:
+    b = require_mapping(raw, index, "content block")
+    if "text" in b:
+        text = b["text"]
+        return Block("text", b, text=text if isinstance(text, str) else None)
+    if "toolUse" in b:
+        use = require_mapping(b["toolUse"], index, "toolUse")
+        name = use.get("name")
+        return Block(
+            "call",
+            b,
+            id=require_id(use.get("toolUseId"), index, "toolUse.toolUseId"),
+            name=name if isinstance(name, str) else None,
+        )
+    if "toolResult" in b:
+        res = require_mapping(b["toolResult"], index, "toolResult")
+        return Block(
+            "result",
+            b,
+            id=require_id(res.get("toolUseId"), index, "toolResult.toolUseId"),
+            is_error=res.get("status") == "error",
+            empty=content_is_empty(res.get("content")),
+        )
+    if "reasoningContent" in b:
+        return Block("thinking", b, sub="reasoningContent")
+    if "image" in b or "document" in b or "video" in b:
+        return Block("image", b)
+    return Block("other", b, sub=next(iter(b), None))
+
+
+class BedrockCodec:
+    name = "bedrock"
+    shape = "blocks"
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        out: list[Message] = []
+        for i, raw in enumerate(messages):
+            m = require_mapping(raw, i)
+            role = role_of(m.get("role"), i, _ROLES)
+            content = require_list(m.get("content"), i, "content")
+            out.append(Message(role, [_decode_block(b, i) for b in content], raw, i))
+        return out
+
+    def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
+        return copy_with(template, role, content=[b.native for b in blocks])
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        result: dict[str, Any] = {"toolUseId": call.id, "content": [{"text": text}]}
+        if is_error:
+            result["status"] = "error"
+        return Block(
+            "result",
+            {"toolResult": result},
+            id=call.id,
+            name=call.name,
+            is_error=is_error,
+            synthetic=True,
+        )
+
+    def make_text(self, text: str, role: Role) -> Block:
+        return Block("text", {"text": text}, text=text)
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        key = "toolUse" if block.kind == "call" else "toolResult"
+        inner = dict(block.native[key])
+        inner["toolUseId"] = new_id
+        return replace(block, native={**block.native, key: inner}, id=new_id)
+
+    def result_as_text(self, block: Block) -> Block:
+        content = block.native["toolResult"].get("content")
+        return self.make_text(ORPHAN_TEXT.format(id=block.id, content=stringify(content)), "user")
+
+
+__all__ = ["BedrockCodec", "InvalidHistory"]

@@ -1,0 +1,117 @@
+"""Gemini generateContent: ``contents`` of ``{"role": "user"|"model", "parts": [...]}``.
+Results are ``functionResponse`` parts of a user (or legacy ``function``) content. Ids
+are optional (G7): without them a response pairs with a call by name and position."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair.formats._common import (
+    ORPHAN_TEXT,
+    copy_with,
+    require_list,
+    require_mapping,
+    role_of,
+    stringify,
+)
+
+_ROLES: dict[str, Role] = {"user": "user", "model": "assistant", "function": "user"}
+
+
+def _opt_id(value: Any, index: int, field: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidHistory(f"{field} must be a string, got {type(value).__name__}", index)
+    return value
+
+
+def _decode_part(raw: Any, index: int) -> Block:
+    p = require_mapping(raw, index, "part")
+    for key in ("functionCall", "function_call"):
+        if key in p:
+            fc = require_mapping(p[key], index, key)
+            return Block(
+                "call",
+                p,
+                id=_opt_id(fc.get("id"), index, f"{key}.id"),
+                name=fc.get("name") if isinstance(fc.get("name"), str) else None,
+                item_id=p.get("thoughtSignature") or p.get("thought_signature"),
+                sub=key,
+            )
+    for key in ("functionResponse", "function_response"):
+        if key in p:
+            fr = require_mapping(p[key], index, key)
+            response = fr.get("response")
+            is_error = isinstance(response, dict) and "error" in response and len(response) == 1
+            return Block(
+                "result",
+                p,
+                id=_opt_id(fr.get("id"), index, f"{key}.id"),
+                name=fr.get("name") if isinstance(fr.get("name"), str) else None,
+                is_error=is_error,
+                empty=not response,
+                sub=key,
+            )
+    if p.get("thought") is True:
+        return Block("thinking", p)
+    if "text" in p:
+        text = p["text"]
+        return Block("text", p, text=text if isinstance(text, str) else None)
+    if "inlineData" in p or "fileData" in p or "inline_data" in p or "file_data" in p:
+        return Block("image", p)
+    return Block("other", p)
+
+
+class GeminiCodec:
+    name = "gemini"
+    shape = "blocks"
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        out: list[Message] = []
+        for i, raw in enumerate(messages):
+            m = require_mapping(raw, i, "content")
+            role = role_of(m.get("role", "user"), i, _ROLES)
+            parts = require_list(m.get("parts", []), i, "parts")
+            out.append(Message(role, [_decode_part(p, i) for p in parts], raw, i))
+        return out
+
+    def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
+        if role == "assistant":
+            role_value = "model"
+        elif template is not None and template.native.get("role") in ("user", "function"):
+            role_value = template.native["role"]
+        else:
+            role_value = "user"
+        return copy_with(template, role_value, parts=[b.native for b in blocks])
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        fr: dict[str, Any] = {"name": call.name or "", "response": {}}
+        fr["response"] = {"error": text} if is_error else {"result": text}
+        if call.id is not None:
+            fr["id"] = call.id
+        return Block(
+            "result",
+            {"functionResponse": fr},
+            id=call.id,
+            name=call.name,
+            is_error=is_error,
+            synthetic=True,
+            sub="functionResponse",
+        )
+
+    def make_text(self, text: str, role: Role) -> Block:
+        return Block("text", {"text": text}, text=text)
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        key = block.sub or ("functionCall" if block.kind == "call" else "functionResponse")
+        inner = {**block.native[key], "id": new_id}
+        return replace(block, native={**block.native, key: inner}, id=new_id)
+
+    def result_as_text(self, block: Block) -> Block:
+        key = block.sub or "functionResponse"
+        text = ORPHAN_TEXT.format(id=block.id or block.name, content=stringify(block.native[key]))
+        return self.make_text(text, "user")

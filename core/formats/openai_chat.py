@@ -1,0 +1,130 @@
+"""OpenAI Chat Completions: assistant ``tool_calls`` and one ``role: "tool"`` message
+per result. The reference chat-shape codec; Mistral's variant subclasses it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair.formats._common import (
+    ORPHAN_TEXT,
+    content_is_empty,
+    copy_with,
+    require_id,
+    require_list,
+    require_mapping,
+    role_of,
+    stringify,
+)
+
+_ROLES: dict[str, Role] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool",
+}
+
+
+def _content_blocks(content: Any, index: int) -> list[Block]:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [Block("text", content, text=content)] if content else []
+    if isinstance(content, list | tuple):
+        blocks = []
+        for part in content:
+            p = require_mapping(part, index, "content part")
+            t = p.get("type")
+            if t == "text":
+                text = p.get("text")
+                blocks.append(Block("text", p, text=text if isinstance(text, str) else None))
+            elif t in ("image_url", "input_audio", "file", "image"):
+                blocks.append(Block("image", p, sub=t))
+            elif t in ("thinking", "redacted_thinking", "reasoning"):
+                blocks.append(Block("thinking", p, sub=t))
+            else:
+                blocks.append(Block("other", p, sub=str(t)))
+        return blocks
+    raise InvalidHistory(f"content must be a string or a list, got {type(content).__name__}", index)
+
+
+def _content_value(blocks: Sequence[Block]) -> Any:
+    if not blocks:
+        return None
+    if len(blocks) == 1 and isinstance(blocks[0].native, str):
+        return blocks[0].native
+    return [{"type": "text", "text": b.native} if isinstance(b.native, str) else b.native for b in blocks]
+
+
+class OpenAIChatCodec:
+    name = "openai"
+    shape = "chat"
+    #: The key of a call's function inside a tool_calls entry.
+    role_names: Mapping[str, Role] = _ROLES
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        out: list[Message] = []
+        for i, raw in enumerate(messages):
+            m = require_mapping(raw, i)
+            role = role_of(m.get("role"), i, self.role_names)
+            if role == "tool":
+                name = m.get("name")
+                block = Block(
+                    "result",
+                    raw,
+                    id=require_id(m.get("tool_call_id"), i, "tool_call_id"),
+                    name=name if isinstance(name, str) else None,
+                    empty=content_is_empty(m.get("content")),
+                )
+                out.append(Message("tool", [block], raw, i))
+                continue
+            blocks = _content_blocks(m.get("content"), i)
+            if role == "assistant" and m.get("tool_calls") is not None:
+                for call in require_list(m.get("tool_calls"), i, "tool_calls"):
+                    c = require_mapping(call, i, "tool call")
+                    fn = c.get("function")
+                    name = fn.get("name") if isinstance(fn, Mapping) else None
+                    blocks.append(
+                        Block(
+                            "call",
+                            c,
+                            id=require_id(c.get("id"), i, "tool_calls[].id"),
+                            name=name if isinstance(name, str) else None,
+                        )
+                    )
+            out.append(Message(role, blocks, raw, i))
+        return out
+
+    def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
+        if role == "tool":
+            return blocks[0].native
+        calls = [b.native for b in blocks if b.kind == "call"]
+        rest = [b for b in blocks if b.kind != "call"]
+        role_value = template.native.get("role", role) if template is not None else role
+        fields: dict[str, Any] = {"content": _content_value(rest)}
+        if calls:
+            fields["tool_calls"] = calls
+        msg = copy_with(template, role_value, **fields)
+        if not calls:
+            msg.pop("tool_calls", None)
+        if fields["content"] is None and role != "assistant":
+            msg["content"] = ""
+        return msg
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        native = {"role": "tool", "tool_call_id": call.id, "content": text}
+        return Block("result", native, id=call.id, name=call.name, is_error=is_error, synthetic=True)
+
+    def make_text(self, text: str, role: Role) -> Block:
+        return Block("text", text, text=text)
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        key = "id" if block.kind == "call" else "tool_call_id"
+        return replace(block, native={**block.native, key: new_id}, id=new_id)
+
+    def result_as_text(self, block: Block) -> Block:
+        text = ORPHAN_TEXT.format(id=block.id, content=stringify(block.native.get("content")))
+        return self.make_text(text, "user")

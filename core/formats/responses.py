@@ -1,0 +1,111 @@
+"""OpenAI Responses: a flat ``input`` list of items. Every item is one neutral message
+so that indices stay the provider's: a function_call is an assistant message with one
+call block, a function_call_output a tool message, a reasoning item an assistant
+message with one ``reasoning`` block."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair.formats._common import (
+    ORPHAN_TEXT,
+    content_is_empty,
+    require_id,
+    require_mapping,
+    stringify,
+)
+
+#: Client-executed call item types and the output type that answers each.
+CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
+OUTPUT_TYPES = {v: k for k, v in CALL_TYPES.items()}
+_MESSAGE_ROLES: dict[str, Role] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+}
+
+
+class ResponsesCodec:
+    name = "openai-responses"
+    shape = "items"
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        out: list[Message] = []
+        for i, raw in enumerate(messages):
+            if isinstance(raw, str):
+                out.append(Message("user", [Block("text", raw, text=raw)], raw, i))
+                continue
+            item = require_mapping(raw, i, "input item")
+            t = item.get("type")
+            item_id = item.get("id") if isinstance(item.get("id"), str) else None
+            if t in CALL_TYPES:
+                block = Block(
+                    "call",
+                    raw,
+                    id=require_id(item.get("call_id"), i, f"{t}.call_id"),
+                    name=item.get("name") if isinstance(item.get("name"), str) else None,
+                    item_id=item_id,
+                    sub=t,
+                )
+                out.append(Message("assistant", [block], raw, i))
+            elif t in OUTPUT_TYPES:
+                block = Block(
+                    "result",
+                    raw,
+                    id=require_id(item.get("call_id"), i, f"{t}.call_id"),
+                    empty=content_is_empty(item.get("output")),
+                    item_id=item_id,
+                    sub=t,
+                )
+                out.append(Message("tool", [block], raw, i))
+            elif t == "reasoning":
+                out.append(Message("assistant", [Block("reasoning", raw, item_id=item_id)], raw, i))
+            elif t == "message" or (t is None and "role" in item):
+                role = item.get("role")
+                if role not in _MESSAGE_ROLES:
+                    raise InvalidHistory(f"unknown role {role!r}", i)
+                text = item.get("content") if isinstance(item.get("content"), str) else None
+                block = Block("text", raw, text=text, item_id=item_id)
+                out.append(Message(_MESSAGE_ROLES[role], [block], raw, i))
+            elif t is None:
+                raise InvalidHistory("input item has neither a type nor a role", i)
+            else:
+                # web_search_call, mcp_call, item_reference, computer_call...: kept as is.
+                out.append(
+                    Message("assistant", [Block("other", raw, item_id=item_id, sub=str(t))], raw, i)
+                )
+        return out
+
+    def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
+        # Items are never merged or split, so a changed message is one changed item.
+        if len(blocks) != 1:
+            raise ValueError("a Responses item holds exactly one block")
+        return blocks[0].native
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        out_type = CALL_TYPES.get(call.sub or "function_call", "function_call_output")
+        native = {"type": out_type, "call_id": call.id, "output": text}
+        return Block(
+            "result", native, id=call.id, name=call.name, is_error=is_error, synthetic=True,
+            sub=out_type,
+        )
+
+    def make_text(self, text: str, role: Role) -> Block:
+        native = {"type": "message", "role": role, "content": text}
+        return Block("text", native, text=text)
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        return replace(block, native={**block.native, "call_id": new_id}, id=new_id)
+
+    def without_item_id(self, block: Block) -> Block:
+        """The call without its ``fc_`` item id (R3: its reasoning item is gone)."""
+        native = {k: v for k, v in block.native.items() if k != "id"}
+        return replace(block, native=native, item_id=None)
+
+    def result_as_text(self, block: Block) -> Block:
+        text = ORPHAN_TEXT.format(id=block.id, content=stringify(block.native.get("output")))
+        return self.make_text(text, "user")

@@ -1,0 +1,84 @@
+"""What every provider profile has: its rules, its id constraint, and the layout
+choices repair must make for it."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from toolpair._model import Message, Violation
+
+_ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@dataclass(slots=True)
+class Context:
+    """What some rules need beyond the messages. None means unknown: a rule that needs
+    an unknown fact does not fire."""
+
+    thinking: bool | None = None
+    tool_config: bool | None = None
+    previous_response_id: str | None = None
+    store: bool | None = None
+    thought_signatures: bool = False
+    tokenizer_version: int = 13
+    tools: Sequence[Any] | None = None
+    shape: str = "blocks"
+    format: str = ""
+
+
+def digest(text: str, length: int, alphabet: str = _ALNUM) -> str:
+    """A deterministic short string from ``text`` (collision-safe id suffixes)."""
+    n = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:16], "big")
+    out = []
+    for _ in range(length):
+        n, r = divmod(n, len(alphabet))
+        out.append(alphabet[r])
+    return "".join(out)
+
+
+class Profile:
+    """A provider: its rules as it enforces them and the layout repair must produce."""
+
+    name: ClassVar[str]
+    #: The answering turn may hold nothing but results (Bedrock B3).
+    results_only: ClassVar[bool] = False
+    #: User content may not directly follow results: an assistant bridge goes between
+    #: (Bedrock alternation after B3, Mistral M4).
+    bridge_after_results: ClassVar[bool] = False
+    #: Consecutive turns of one role are rejected, so repair merges them (Bedrock).
+    strict_alternation: ClassVar[bool] = False
+    #: The history must start with a user turn (Bedrock B5); Gemini only forbids
+    #: starting with a call (G3).
+    first_user: ClassVar[bool] = False
+    first_not_call: ClassVar[bool] = False
+    #: Responses R3: reasoning items sit directly before the item they produced.
+    reasoning_adjacency: ClassVar[bool] = False
+    #: Messages with no content are rejected (Gemini G6), so repair removes them.
+    drop_empty: ClassVar[bool] = False
+    #: Results must answer the call in the very next turn (all but Responses).
+    strict_pairing: ClassVar[bool] = True
+
+    id_pattern: ClassVar[re.Pattern[str]] = re.compile(r".+")
+    id_max: ClassVar[int] = 1_000_000
+
+    def valid_id(self, value: str) -> bool:
+        return 0 < len(value) <= self.id_max and self.id_pattern.fullmatch(value) is not None
+
+    def new_id(self, original: str, salt: int) -> str:
+        """A valid id close to ``original``; different salts give different ids."""
+        base = re.sub(r"[^a-zA-Z0-9_-]", "_", original) or "call"
+        if salt == 0 and self.valid_id(base[: self.id_max]):
+            return base[: self.id_max]
+        suffix = "_" + digest(f"{original}\x00{salt}", 8)
+        return base[: self.id_max - len(suffix)] + suffix
+
+    def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
+        raise NotImplementedError
+
+
+def plural_ids(ids: Sequence[str]) -> str:
+    return ", ".join(ids)

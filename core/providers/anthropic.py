@@ -1,0 +1,320 @@
+"""Anthropic Messages (also Claude on Vertex, which returns the same texts).
+
+Rules A1-A11, S1-S4, T2, H1-H3 of reference/providers.md §1. The API merges
+consecutive turns of one role (A11), so the rules read merged turns; indices are the
+caller's own message indices.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from toolpair._model import Message, Violation
+from toolpair._view import Item, Turn, turns
+from toolpair.providers._base import Context, Profile
+
+A1 = (
+    "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
+    "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next "
+    "message."
+)
+A3 = (
+    "messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. "
+    "Each `tool_result` block must have a corresponding `tool_use` block in the previous "
+    "message."
+)
+A4 = "messages.{i}.content.{j}: `tool_use` ids must be unique"
+A5 = (
+    "messages.{i}.content.{j}: each tool_use must have a single result. Found multiple "
+    "`tool_result` blocks with id: {id}"
+)
+A6 = "messages.{i}.content.{j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
+A7 = (
+    "messages.{i}.content.{j}.server_tool_use.id: String should match pattern "
+    "'^srvtoolu_[a-zA-Z0-9_]+$'"
+)
+A8_NAME = "tools.{k}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
+A8_UNIQUE = "tools: Tool names must be unique."
+A9 = "messages.{i}.content.{j}.tool_result: content cannot be empty if `is_error` is true"
+A10 = "messages: text content blocks must be non-empty"
+A10_TRAILING = "messages: final assistant content cannot end with trailing whitespace"
+S1 = "`{tool}` tool use with id `{id}` was found without a corresponding `{tool}_tool_result` block"
+S4 = (
+    "messages.{i}.content.{j}: unexpected `tool_use_id` found in `{kind}` blocks: {id}. Each "
+    "`{kind}` block must have a corresponding `server_tool_use` block before it."
+)
+# UNVERIFIED: no public copy of the 400 for a member result without toolset_name (T2);
+# worded after the API's other field errors.
+T2 = (
+    "messages.{i}.content.{j}.tool_result: `toolset_name` is required: the `tool_use` it "
+    "answers belongs to the `{toolset}` toolset"
+)
+H1 = (
+    "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
+    "`{found}`. When `thinking` is enabled, a final `assistant` message must start with a "
+    "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We "
+    "recommend you include thinking blocks from previous turns. To avoid this requirement, "
+    "disable `thinking`. Please consult our documentation at "
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+)
+H2 = (
+    "messages.{i}.content.{j}: When thinking is disabled, an `assistant` message in the final "
+    "position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your "
+    "request."
+)
+H3 = "messages.{i}.content.{j}: Invalid `signature` in `thinking` block"
+
+_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
+_SERVER_ID = re.compile(r"srvtoolu_[a-zA-Z0-9_]+")
+
+#: Native block type names, for H1's "found" and the paths.
+_TYPE_NAMES = {
+    "call": "tool_use",
+    "result": "tool_result",
+    "text": "text",
+    "image": "image",
+    "server_call": "server_tool_use",
+}
+
+
+def _type_name(item: Item) -> str:
+    native = item.block.native
+    if isinstance(native, dict) and isinstance(native.get("type"), str):
+        return str(native["type"])
+    return _TYPE_NAMES.get(item.block.kind, item.block.kind)
+
+
+def current_loop(ts: Sequence[Turn]) -> list[Turn]:
+    """The turns after the last user turn that holds anything but results: the tool
+    loop the model is in, which counts as one assistant turn (H1)."""
+    start = 0
+    for k in range(len(ts) - 1, -1, -1):
+        t = ts[k]
+        if t.role == "user" and any(it.block.kind != "result" for it in t.items):
+            start = k + 1
+            break
+    return list(ts[start:])
+
+
+def thinking_start_violation(ts: Sequence[Turn], wrap: str = "") -> Violation | None:
+    """H1: with thinking on, a final tool loop must start with a thinking block."""
+    loop = current_loop(ts)
+    if not any(
+        t.role == "assistant" and any(it.block.kind == "call" for it in t.items) for t in loop
+    ):
+        return None
+    first = next((t for t in loop if t.role == "assistant"), None)
+    if first is None or not first.items:
+        return None
+    head = first.items[0]
+    if head.block.kind == "thinking":
+        return None
+    text = H1.format(i=head.msg, found=_type_name(head))
+    return Violation(
+        "thinking_not_first", wrap + text, head.msg, (), f"messages.{head.msg}.content.0.type"
+    )
+
+
+class Anthropic(Profile):
+    name = "anthropic"
+    id_pattern = re.compile(r"[a-zA-Z0-9_-]+")
+    # The length limit is UNVERIFIED (reference A6); 64 is what the ecosystem assumes
+    # and what Bedrock enforces, so rewritten ids stay within it.
+    id_max = 64
+
+    def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
+        ts = turns(messages, "all", ctx.shape)
+        out: list[Violation] = []
+        add = out.append
+        seen_calls: set[str] = set()
+        seen_servers: set[str] = set()
+        toolsets: dict[str, str] = {}
+        for k, t in enumerate(ts):
+            if t.role == "assistant":
+                self._assistant(ts, k, t, seen_calls, seen_servers, toolsets, add)
+            else:
+                self._user(ts, k, t, toolsets, add)
+            for it in t.items:
+                b = it.block
+                if b.kind == "text" and isinstance(b.native, dict) and not (b.text or "").strip():
+                    add(Violation("anthropic.empty_text", A10, it.msg, (), "messages"))
+                if b.kind == "thinking" and b.sub == "thinking":
+                    sig = b.native.get("signature") if isinstance(b.native, dict) else None
+                    if not isinstance(sig, str) or not sig:
+                        add(
+                            Violation(
+                                "anthropic.invalid_signature",
+                                H3.format(i=it.msg, j=it.pos),
+                                it.msg,
+                                (),
+                                f"messages.{it.msg}.content.{it.pos}",
+                            )
+                        )
+        if ts and ts[-1].role == "assistant" and ts[-1].items:
+            last = ts[-1].items[-1]
+            if last.block.kind == "text" and (last.block.text or "") != (
+                last.block.text or ""
+            ).rstrip():
+                add(Violation("anthropic.trailing_whitespace", A10_TRAILING, last.msg, (), "messages"))
+        if ctx.thinking:
+            v = thinking_start_violation(ts)
+            if v is not None:
+                add(Violation("anthropic." + v.code, v.message, v.index, v.ids, v.path))
+        elif ctx.thinking is False and messages and messages[-1].role == "assistant":
+            last_msg = messages[-1]
+            for j, b in enumerate(last_msg.blocks):
+                if b.kind == "thinking":
+                    add(
+                        Violation(
+                            "anthropic.thinking_disabled",
+                            H2.format(i=last_msg.index, j=j),
+                            last_msg.index,
+                            (),
+                            f"messages.{last_msg.index}.content.{j}",
+                        )
+                    )
+                    break
+        if ctx.tools is not None:
+            out.extend(self._tools(ctx.tools))
+        return out
+
+    def _assistant(
+        self,
+        ts: Sequence[Turn],
+        k: int,
+        t: Turn,
+        seen_calls: set[str],
+        seen_servers: set[str],
+        toolsets: dict[str, str],
+        emit: Callable[[Violation], None],
+    ) -> None:
+        calls: list[Item] = []
+        after_call: list[Item] = []
+        pending: dict[str, Item] = {}
+        for it in t.items:
+            b = it.block
+            if b.kind == "call":
+                calls.append(it)
+                cid = b.id or ""
+                if b.toolset:
+                    toolsets[cid] = b.toolset
+                path = f"messages.{it.msg}.content.{it.pos}"
+                if self.id_pattern.fullmatch(cid) is None:
+                    emit(Violation("anthropic.invalid_tool_use_id", A6.format(i=it.msg, j=it.pos),
+                                   it.msg, (cid,), path + ".tool_use.id"))
+                if cid in seen_calls:
+                    emit(Violation("anthropic.duplicate_tool_use_id", A4.format(i=it.msg, j=it.pos),
+                                   it.msg, (cid,), path))
+                seen_calls.add(cid)
+            elif b.kind == "server_call":
+                if b.id is not None:
+                    if b.sub == "server_tool_use" and not _SERVER_ID.fullmatch(b.id):
+                        emit(Violation("anthropic.invalid_server_tool_use_id",
+                                       A7.format(i=it.msg, j=it.pos), it.msg, (b.id,),
+                                       f"messages.{it.msg}.content.{it.pos}.server_tool_use.id"))
+                    seen_servers.add(b.id)
+                    pending[b.id] = it
+                if calls:
+                    after_call.append(it)
+            elif b.kind == "server_result":
+                if b.id is not None and b.id not in seen_servers:
+                    emit(Violation("anthropic.unexpected_server_result",
+                                   S4.format(i=it.msg, j=it.pos, kind=b.sub, id=b.id), it.msg,
+                                   (b.id,), f"messages.{it.msg}.content.{it.pos}"))
+                if b.id is not None:
+                    pending.pop(b.id, None)
+                if calls:
+                    after_call.append(it)
+            elif b.kind != "thinking" and calls:
+                after_call.append(it)
+        nxt = ts[k + 1] if k + 1 < len(ts) else None
+        if calls:
+            leading: set[str] = set()
+            anywhere: set[str] = set()
+            if nxt is not None and nxt.role == "user":
+                in_front = True
+                for it in nxt.items:
+                    if it.block.kind == "result":
+                        anywhere.add(it.block.id or "")
+                        if in_front:
+                            leading.add(it.block.id or "")
+                    else:
+                        in_front = False
+            missing = [c for c in calls if (c.block.id or "") not in leading]
+            if missing:
+                at = missing[0].msg
+                ids = tuple(dict.fromkeys(c.block.id or "" for c in missing))
+                code = (
+                    "anthropic.results_not_first"
+                    if all(i in anywhere for i in ids)
+                    else "anthropic.missing_result"
+                )
+                emit(Violation(code, A1.format(i=at, ids=", ".join(ids)), at, ids, f"messages.{at}"))
+            if after_call:
+                first = after_call[0]
+                before = tuple(c.block.id or "" for c in calls if (c.msg, c.pos) < (first.msg, first.pos))
+                emit(Violation("anthropic.content_after_tool_use",
+                               A1.format(i=first.msg, ids=", ".join(before)), first.msg, before,
+                               f"messages.{first.msg}.content.{first.pos}"))
+        # A server tool still pending when the turn ends: the next user turn may hold
+        # only results (S1), and a pause_turn at the very end is fine (S3).
+        if pending and nxt is not None and any(it.block.kind != "result" for it in nxt.items):
+            for sid, it in pending.items():
+                tool = it.block.name or "server_tool"
+                emit(Violation("anthropic.server_tool_pending", S1.format(tool=tool, id=sid),
+                               it.msg, (sid,), f"messages.{it.msg}"))
+
+    def _user(
+        self,
+        ts: Sequence[Turn],
+        k: int,
+        t: Turn,
+        toolsets: dict[str, str],
+        emit: Callable[[Violation], None],
+    ) -> None:
+        prev = ts[k - 1] if k > 0 else None
+        prev_calls = (
+            {it.block.id for it in prev.items if it.block.kind == "call"}
+            if prev is not None and prev.role == "assistant"
+            else set()
+        )
+        seen: set[str] = set()
+        for it in t.items:
+            b = it.block
+            if b.kind != "result":
+                continue
+            rid = b.id or ""
+            path = f"messages.{it.msg}.content.{it.pos}"
+            if rid not in prev_calls:
+                emit(Violation("anthropic.unexpected_result", A3.format(i=it.msg, j=it.pos, id=rid),
+                               it.msg, (rid,), path))
+            elif rid in seen:
+                emit(Violation("anthropic.duplicate_result", A5.format(i=it.msg, j=it.pos, id=rid),
+                               it.msg, (rid,), path))
+            seen.add(rid)
+            if b.is_error and b.empty:
+                emit(Violation("anthropic.empty_error_result", A9.format(i=it.msg, j=it.pos),
+                               it.msg, (rid,), path + ".tool_result"))
+            toolset = toolsets.get(rid)
+            if toolset and not b.toolset and rid in prev_calls:
+                emit(Violation("anthropic.missing_toolset_name",
+                               T2.format(i=it.msg, j=it.pos, toolset=toolset), it.msg, (rid,),
+                               path))
+
+    def _tools(self, tools: Sequence[object]) -> list[Violation]:
+        out = []
+        names: set[str] = set()
+        for k, tool in enumerate(tools):
+            if not isinstance(tool, dict) or "name" not in tool:
+                continue
+            name = tool["name"]
+            if tool.get("type") in (None, "custom") and (
+                not isinstance(name, str) or not _NAME.fullmatch(name)
+            ):
+                out.append(Violation("anthropic.invalid_tool_name", A8_NAME.format(k=k), 0, (),
+                                     f"tools.{k}.custom.name"))
+            if name in names:
+                out.append(Violation("anthropic.duplicate_tool_name", A8_UNIQUE, 0, (), "tools"))
+            names.add(name)
+        return out

@@ -1,0 +1,87 @@
+"""Google Gemini generateContent (reference/providers.md §5, G1-G7). Pairing is by turn
+and count: the content after a function-call turn answers every call in it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toolpair._model import Message, Violation
+from toolpair._view import Item, turns
+from toolpair.providers._base import Context, Profile
+from toolpair.providers.anthropic import current_loop
+
+G1 = "Please ensure that function response turn comes immediately after a function call turn."
+G2 = (
+    "Please ensure that the number of function response parts is equal to the number of "
+    "function call parts of the function call turn."
+)
+G3 = (
+    "Please ensure that function call turn comes immediately after a user turn or after a "
+    "function response turn."
+)
+G4 = "Please ensure that multiturn requests ends with a user role or a function response."
+G5 = (
+    "Function call is missing a thought_signature in functionCall parts. This is required for "
+    "tools to work correctly, and missing thought_signature may lead to degraded model "
+    "performance. Additional data, function call `default_api:{name}` , position {n}. Please "
+    "refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+)
+G6 = "GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty"
+
+
+class Gemini(Profile):
+    name = "gemini"
+    first_not_call = True
+    drop_empty = True
+    # Ids are optional (G7); names follow [a-zA-Z0-9_-]{1,64}, ids are kept within it.
+    id_max = 64
+
+    def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
+        out: list[Violation] = []
+        add = out.append
+        for m in messages:
+            if not m.blocks and m.role != "system":
+                add(Violation("gemini.empty_parts", G6.format(i=m.index), m.index, (),
+                              f"contents[{m.index}].parts"))
+        ts = [t for t in turns(messages, "tool", ctx.shape) if t.items]
+        for k, t in enumerate(ts):
+            calls = [it for it in t.items if it.block.kind == "call"]
+            results = [it for it in t.items if it.block.kind == "result"]
+            prev = ts[k - 1] if k else None
+            if calls:
+                if prev is None or prev.role == "assistant":
+                    add(Violation("gemini.call_turn_position", G3, t.first, (), f"contents[{t.first}]"))
+                nxt = ts[k + 1] if k + 1 < len(ts) else None
+                ids = tuple(it.block.id or it.block.name or "" for it in calls)
+                if nxt is None:
+                    add(Violation("gemini.ends_with_call", G4, t.first, ids, f"contents[{t.first}]"))
+                else:
+                    got = [it for it in nxt.items if it.block.kind == "result"]
+                    if nxt.role != "user" or not got:
+                        add(Violation("gemini.missing_response", G1, nxt.first, ids,
+                                      f"contents[{nxt.first}]"))
+                    elif len(got) != len(calls) or not _same_calls(calls, got):
+                        add(Violation("gemini.response_count", G2, nxt.first, ids,
+                                      f"contents[{nxt.first}]"))
+            if results and (prev is None or not any(it.block.kind == "call" for it in prev.items)):
+                ids = tuple(it.block.id or it.block.name or "" for it in results)
+                add(Violation("gemini.unexpected_response", G1, t.first, ids, f"contents[{t.first}]"))
+        if ctx.thought_signatures:
+            for t in current_loop(ts):
+                if t.role != "assistant":
+                    continue
+                for n, it in enumerate(it for it in t.items if it.block.kind == "call"):
+                    if n == 0 and not it.block.item_id:
+                        add(Violation("gemini.missing_thought_signature",
+                                      G5.format(name=it.block.name, n=it.msg), it.msg,
+                                      (it.block.id or it.block.name or "",), f"contents[{it.msg}]"))
+        return out
+
+
+def _same_calls(calls: Sequence[Item], results: Sequence[Item]) -> bool:
+    """With ids on both halves they must match as sets; without, the names must.
+    Whether Gemini itself rejects mismatched ids is UNVERIFIED (reference G7): a
+    mismatch is reported under G2, the rule that holds the pairing."""
+    if all(x.block.id for x in calls) and all(x.block.id for x in results):
+        return sorted(x.block.id or "" for x in calls) == sorted(x.block.id or "" for x in results)
+    return sorted(x.block.name or "" for x in calls) == sorted(x.block.name or "" for x in results)

@@ -1,0 +1,1 @@
+"""Framework integrations: one subpackage per framework, each an optional extra."""
