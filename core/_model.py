@@ -222,6 +222,4 @@ class HistoryError(ToolpairError):
         self.violations = list(violations)
         self.provider = provider
         lines = "\n".join(f"  {v}" for v in self.violations)
-        super().__init__(
-            f"{len(self.violations)} violation(s) of the {provider} rules:\n{lines}"
-        )
+        super().__init__(f"{len(self.violations)} violation(s) of the {provider} rules:\n{lines}")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from toolpair._model import Block, Codec, Fix, Message, Policy, Role
@@ -138,8 +139,12 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
                         else:
                             loser, loser_at = b, m.index
                         st.fate[id(loser)] = "drop"
-                        st.fix("duplicate_result_dropped", loser_at, [loser.id],
-                               "a call has one result; the best one is kept")
+                        st.fix(
+                            "duplicate_result_dropped",
+                            loser_at,
+                            [loser.id],
+                            "a call has one result; the best one is kept",
+                        )
                     else:
                         pending.setdefault(k, []).append((b, m.index))
     for waiting in pending.values():
@@ -232,18 +237,30 @@ def _assistant_run(st: _State, msgs: Sequence[Message]) -> list[Out]:
         reordered = _reorder_assistant(flat)
         if len(msgs) > 1 and (st.profile.strict_alternation or reordered is not flat):
             if reordered is not flat:
-                st.fix("content_reordered", msgs[0].index, [],
-                       "text and server blocks moved in front of the tool calls")
-            st.fix("turns_merged", msgs[0].index, [],
-                   f"{len(msgs)} assistant messages merged into one turn")
+                st.fix(
+                    "content_reordered",
+                    msgs[0].index,
+                    [],
+                    "text and server blocks moved in front of the tool calls",
+                )
+            st.fix(
+                "turns_merged",
+                msgs[0].index,
+                [],
+                f"{len(msgs)} assistant messages merged into one turn",
+            )
             return [Out("assistant", reordered, msgs[0])]
         out = []
         for m in msgs:
             blocks = _filter(st, m)
             new = _reorder_assistant(blocks)
             if new is not blocks:
-                st.fix("content_reordered", m.index, [],
-                       "text and server blocks moved in front of the tool calls")
+                st.fix(
+                    "content_reordered",
+                    m.index,
+                    [],
+                    "text and server blocks moved in front of the tool calls",
+                )
             out.append(Out("assistant", new, m))
         return out
     return [Out("assistant", _filter(st, m), m) for m in msgs]
@@ -259,8 +276,12 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
         elif not (last and policy.trailing == "keep"):
             call = st.r(c.block)
             chosen.append((codec.make_result(call, policy.placeholder, is_error=True), None))
-            st.fix("synthetic_result", c.msg, [call.id or call.name],
-                   "the call had no result; an error result was added")
+            st.fix(
+                "synthetic_result",
+                c.msg,
+                [call.id or call.name],
+                "the call had no result; an error result was added",
+            )
     if codec.shape == "blocks":
         return _answer_blocks(st, chosen, zone)
     # chat and items: one message per result, right after the call(s).
@@ -304,7 +325,12 @@ def _answer_blocks(
         if tpl is not None and at == tpl.index:
             st.fix("results_first", at, [b.id or b.name], "moved in front of the user's content")
         else:
-            st.fix("result_moved", at, [b.id or b.name], "moved first into the turn right after its call")
+            st.fix(
+                "result_moved",
+                at,
+                [b.id or b.name],
+                "moved first into the turn right after its call",
+            )
     rest = _filter(st, tpl) if tpl is not None else []
     later = _user_msgs(st, zone[1:])
     if not (st.profile.results_only or st.profile.bridge_after_results):
@@ -321,9 +347,18 @@ def _answer_blocks(
     if not content:
         return [head]
     if rest:
-        st.fix("content_moved", tpl.index if tpl else -1, [], "user content moved out of the result turn")
-    st.fix("bridge_inserted", tpl.index if tpl else -1, [],
-           "an assistant turn between the results and the user's content")
+        st.fix(
+            "content_moved",
+            tpl.index if tpl else -1,
+            [],
+            "user content moved out of the result turn",
+        )
+    st.fix(
+        "bridge_inserted",
+        tpl.index if tpl else -1,
+        [],
+        "an assistant turn between the results and the user's content",
+    )
     return [head, _bridge(st), *content]
 
 
@@ -379,7 +414,9 @@ def _alternate(st: _State, out: list[Out]) -> list[Out]:
             res.append(_bridge(st))
             res.append(o)
             idx = o.template.index if o.template else -1
-            st.fix("bridge_inserted", idx, [], "an assistant turn keeps user and assistant alternating")
+            st.fix(
+                "bridge_inserted", idx, [], "an assistant turn keeps user and assistant alternating"
+            )
             continue
         blocks = prev.blocks + o.blocks
         if o.role == "assistant":
@@ -454,12 +491,16 @@ def _reasoning(st: _State, out: list[Out]) -> list[Out]:
                 res.append(xs[k])
             else:
                 idx = r.template.index if r.template else -1
-                st.fix("reasoning_dropped", idx, [r.blocks[0].item_id],
-                       "a reasoning item with no item after it is rejected by the provider")
+                st.fix(
+                    "reasoning_dropped",
+                    idx,
+                    [r.blocks[0].item_id],
+                    "a reasoning item with no item after it is rejected by the provider",
+                )
         if len(rs) > 1 and xs:
             idx = rs[0].template.index if rs[0].template else -1
             st.fix("reasoning_reordered", idx, [], "reasoning items interleaved with their items")
-        res.extend(xs[len(rs):])
+        res.extend(xs[len(rs) :])
     return res
 
 
@@ -470,7 +511,7 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
     if strip is None:
         return out
     had_reasoning: set[int] = set()
-    for a, b in zip(inputs, inputs[1:], strict=False):
+    for a, b in pairwise(inputs):
         if a.blocks and a.blocks[0].kind == "reasoning" and b.blocks:
             had_reasoning.add(id(b.blocks[0]))
     for k, o in enumerate(out):
@@ -484,8 +525,12 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
         if prev is not None and prev.blocks and prev.blocks[0].kind == "reasoning":
             continue
         out[k] = Out(o.role, [strip(blk)], o.template)
-        st.fix("item_id_dropped", o.template.index if o.template else -1, [blk.id],
-               "its reasoning item is gone; the call keeps its call_id")
+        st.fix(
+            "item_id_dropped",
+            o.template.index if o.template else -1,
+            [blk.id],
+            "its reasoning item is gone; the call keeps its call_id",
+        )
     return out
 
 
@@ -501,21 +546,32 @@ def _prefix_binding(st: _State, out: list[Out]) -> list[Out]:
     if first is None:
         return out
     bound = [
-        (k, o) for k, o in enumerate(out) if k >= first and any(b.kind == "thinking" for b in o.blocks)
+        (k, o)
+        for k, o in enumerate(out)
+        if k >= first and any(b.kind == "thinking" for b in o.blocks)
     ]
     if not bound:
         return out
     if st.policy.bound_thinking == "strip":
         for k, o in bound:
             out[k] = Out(o.role, [b for b in o.blocks if b.kind != "thinking"], o.template)
-            st.fix("thinking_stripped", o.template.index if o.template else k, [],
-                   "thinking after an edited message would fail its prefix binding")
+            st.fix(
+                "thinking_stripped",
+                o.template.index if o.template else k,
+                [],
+                "thinking after an edited message would fail its prefix binding",
+            )
         return [o for o in out if o.blocks]
-    idx = out[first].template.index if out[first].template else first
-    st.fix("prefix_binding", idx, [],
-           f"{len(bound)} message(s) with thinking follow an edited message; providers that "
-           "bind thinking to its prefix (Anthropic H4) may reject them: retry with "
-           "bound_thinking='strip' or the drop_block setting")
+    tpl = out[first].template
+    idx = tpl.index if tpl is not None else first
+    st.fix(
+        "prefix_binding",
+        idx,
+        [],
+        f"{len(bound)} message(s) with thinking follow an edited message; providers that "
+        "bind thinking to its prefix (Anthropic H4) may reject them: retry with "
+        "bound_thinking='strip' or the drop_block setting",
+    )
     return out
 
 
@@ -541,7 +597,9 @@ def run(
         out = _orphaned_item_ids(st, out, msgs)
     out = _prefix_binding(st, out)
     natives = [
-        o.template.native if o.template is not None and o.unchanged() else codec.build(o.role, o.blocks, o.template)
+        o.template.native
+        if o.template is not None and o.unchanged()
+        else codec.build(o.role, o.blocks, o.template)
         for o in out
     ]
     return natives, st.fixes, st.id_map

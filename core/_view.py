@@ -51,10 +51,14 @@ def turns(messages: Sequence[Message], merge: Merge, shape: str) -> list[Turn]:
         role = "assistant" if m.role == "assistant" else "user"
         from_tool = m.role == "tool"
         prev = out[-1] if out else None
-        if prev is not None and prev.role == role and (
-            merge == "all"
-            or (from_tool and prev.from_tool)
-            or (shape != "blocks" and not from_tool and not prev.from_tool)
+        if (
+            prev is not None
+            and prev.role == role
+            and (
+                merge == "all"
+                or (from_tool and prev.from_tool)
+                or (shape != "blocks" and not from_tool and not prev.from_tool)
+            )
         ):
             turn = prev
         else:
@@ -65,14 +69,19 @@ def turns(messages: Sequence[Message], merge: Merge, shape: str) -> list[Turn]:
     return out
 
 
-def chat(messages: Sequence[Message]) -> list[Turn]:
+def chat(messages: Sequence[Message], shape: str = "chat") -> list[Turn]:
     """One turn per chat message; a user message holding result blocks splits into one
-    ``tool`` turn per result and ``user`` turns for the rest, in block order."""
+    ``tool`` turn per result and ``user`` turns for the rest, in block order. Responses
+    items of one assistant run become one assistant message, as converters make them."""
     out: list[Turn] = []
     for m in messages:
         if m.role != "user" or not any(b.kind == "result" for b in m.blocks):
-            role = "assistant" if m.role == "assistant" else m.role
-            out.append(Turn(role, [Item(b, m.index, j) for j, b in enumerate(m.blocks)], [m.index]))
+            items = [Item(b, m.index, j) for j, b in enumerate(m.blocks)]
+            if shape == "items" and m.role == "assistant" and out and out[-1].role == "assistant":
+                out[-1].items.extend(items)
+                out[-1].msgs.append(m.index)
+                continue
+            out.append(Turn(m.role, items, [m.index]))
             continue
         current: Turn | None = None
         for j, b in enumerate(m.blocks):
@@ -89,6 +98,10 @@ def chat(messages: Sequence[Message]) -> list[Turn]:
 
 def flat(messages: Sequence[Message]) -> list[tuple[Item, str]]:
     """Every block in order with the role of its message (the Responses view)."""
-    return [
-        (Item(b, m.index, j), m.role) for m in messages for j, b in enumerate(m.blocks)
-    ]
+    return [(Item(b, m.index, j), m.role) for m in messages for j, b in enumerate(m.blocks)]
+
+
+def pid(block: Block) -> str:
+    """The key a call and its result pair on: the id, or the name where a format
+    carries no id (Gemini pairs those by name and position)."""
+    return block.id if block.id is not None else block.name or ""

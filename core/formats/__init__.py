@@ -56,7 +56,7 @@ def _detect_list(messages: Sequence[Any], hint: str | None) -> str | None:
         if "parts" in m:
             return "gemini"
         t = m.get("type")
-        if t is not None and t != "message" or ("role" not in m and "content" not in m):
+        if (t is not None and t != "message") or ("role" not in m and "content" not in m):
             return "openai-responses"
         role = m.get("role")
         if role in ("tool", "system", "developer") or "tool_calls" in m:
@@ -105,11 +105,13 @@ def detect(history: Any, provider: str | None = None) -> str:
             raise InvalidHistory("request body has no 'messages', 'input' or 'contents'")
         if "toolConfig" in history or "inferenceConfig" in history or "modelId" in history:
             return "bedrock"
-        if "max_tokens" in history and "system" in history or "anthropic_version" in history:
+        if ("max_tokens" in history and "system" in history) or "anthropic_version" in history:
             return "anthropic"
         history = history["messages"]
     if not isinstance(history, list | tuple):
-        raise InvalidHistory(f"history must be a list or a request body, not {type(history).__name__}")
+        raise InvalidHistory(
+            f"history must be a list or a request body, not {type(history).__name__}"
+        )
     found = _detect_list(history, hint)
     if found is not None:
         return found

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair._model import Block, InvalidHistory, Message, Role, Shape
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
@@ -74,7 +74,7 @@ def decode_block(block: Any, index: int) -> Block:
 
 class AnthropicCodec:
     name = "anthropic"
-    shape = "blocks"
+    shape: Shape = "blocks"
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []
@@ -131,4 +131,3 @@ class AnthropicCodec:
     def result_as_text(self, block: Block) -> Block:
         content = block.native.get("content") if isinstance(block.native, dict) else None
         return self.make_text(ORPHAN_TEXT.format(id=block.id, content=stringify(content)), "user")
-

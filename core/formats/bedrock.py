@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair._model import Block, InvalidHistory, Message, Role, Shape
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
@@ -54,7 +54,7 @@ def _decode_block(raw: Any, index: int) -> Block:
 
 class BedrockCodec:
     name = "bedrock"
-    shape = "blocks"
+    shape: Shape = "blocks"
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []

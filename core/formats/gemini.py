@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair._model import Block, InvalidHistory, Message, Role, Shape
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     copy_with,
@@ -68,7 +68,7 @@ def _decode_part(raw: Any, index: int) -> Block:
 
 class GeminiCodec:
     name = "gemini"
-    shape = "blocks"
+    shape: Shape = "blocks"
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []

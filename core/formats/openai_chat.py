@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair._model import Block, InvalidHistory, Message, Role, Shape
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
@@ -56,12 +56,15 @@ def _content_value(blocks: Sequence[Block]) -> Any:
         return None
     if len(blocks) == 1 and isinstance(blocks[0].native, str):
         return blocks[0].native
-    return [{"type": "text", "text": b.native} if isinstance(b.native, str) else b.native for b in blocks]
+    return [
+        {"type": "text", "text": b.native} if isinstance(b.native, str) else b.native
+        for b in blocks
+    ]
 
 
 class OpenAIChatCodec:
     name = "openai"
-    shape = "chat"
+    shape: Shape = "chat"
     #: The key of a call's function inside a tool_calls entry.
     role_names: Mapping[str, Role] = _ROLES
 
@@ -116,7 +119,9 @@ class OpenAIChatCodec:
 
     def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
         native = {"role": "tool", "tool_call_id": call.id, "content": text}
-        return Block("result", native, id=call.id, name=call.name, is_error=is_error, synthetic=True)
+        return Block(
+            "result", native, id=call.id, name=call.name, is_error=is_error, synthetic=True
+        )
 
     def make_text(self, text: str, role: Role) -> Block:
         return Block("text", text, text=text)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair._model import Block, InvalidHistory, Message, Role, Shape
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
@@ -19,7 +19,10 @@ from toolpair.formats._common import (
 )
 
 #: Client-executed call item types and the output type that answers each.
-CALL_TYPES = {"function_call": "function_call_output", "custom_tool_call": "custom_tool_call_output"}
+CALL_TYPES = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+}
 OUTPUT_TYPES = {v: k for k, v in CALL_TYPES.items()}
 _MESSAGE_ROLES: dict[str, Role] = {
     "system": "system",
@@ -31,7 +34,7 @@ _MESSAGE_ROLES: dict[str, Role] = {
 
 class ResponsesCodec:
     name = "openai-responses"
-    shape = "items"
+    shape: Shape = "items"
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []
@@ -90,7 +93,12 @@ class ResponsesCodec:
         out_type = CALL_TYPES.get(call.sub or "function_call", "function_call_output")
         native = {"type": out_type, "call_id": call.id, "output": text}
         return Block(
-            "result", native, id=call.id, name=call.name, is_error=is_error, synthetic=True,
+            "result",
+            native,
+            id=call.id,
+            name=call.name,
+            is_error=is_error,
+            synthetic=True,
             sub=out_type,
         )
 

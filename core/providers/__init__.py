@@ -23,9 +23,7 @@ def get_profile(provider: str) -> Profile:
     try:
         return PROFILES[provider]
     except KeyError:
-        raise ValueError(
-            f"unknown provider {provider!r}; known: {', '.join(PROVIDERS)}"
-        ) from None
+        raise ValueError(f"unknown provider {provider!r}; known: {', '.join(PROVIDERS)}") from None
 
 
 __all__ = ["PROFILES", "PROVIDERS", "Context", "Profile", "get_profile"]

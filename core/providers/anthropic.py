@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from toolpair._model import Message, Violation
-from toolpair._view import Item, Turn, turns
+from toolpair._view import Item, Turn, pid, turns
 from toolpair.providers._base import Context, Profile
 
 A1 = (
@@ -153,10 +153,15 @@ class Anthropic(Profile):
                         )
         if ts and ts[-1].role == "assistant" and ts[-1].items:
             last = ts[-1].items[-1]
-            if last.block.kind == "text" and (last.block.text or "") != (
-                last.block.text or ""
-            ).rstrip():
-                add(Violation("anthropic.trailing_whitespace", A10_TRAILING, last.msg, (), "messages"))
+            if (
+                last.block.kind == "text"
+                and (last.block.text or "") != (last.block.text or "").rstrip()
+            ):
+                add(
+                    Violation(
+                        "anthropic.trailing_whitespace", A10_TRAILING, last.msg, (), "messages"
+                    )
+                )
         if ctx.thinking:
             v = thinking_start_violation(ts)
             if v is not None:
@@ -196,32 +201,58 @@ class Anthropic(Profile):
             b = it.block
             if b.kind == "call":
                 calls.append(it)
-                cid = b.id or ""
+                cid = pid(b)
                 if b.toolset:
                     toolsets[cid] = b.toolset
                 path = f"messages.{it.msg}.content.{it.pos}"
-                if self.id_pattern.fullmatch(cid) is None:
-                    emit(Violation("anthropic.invalid_tool_use_id", A6.format(i=it.msg, j=it.pos),
-                                   it.msg, (cid,), path + ".tool_use.id"))
-                if cid in seen_calls:
-                    emit(Violation("anthropic.duplicate_tool_use_id", A4.format(i=it.msg, j=it.pos),
-                                   it.msg, (cid,), path))
+                if b.id is not None and self.id_pattern.fullmatch(cid) is None:
+                    emit(
+                        Violation(
+                            "anthropic.invalid_tool_use_id",
+                            A6.format(i=it.msg, j=it.pos),
+                            it.msg,
+                            (cid,),
+                            path + ".tool_use.id",
+                        )
+                    )
+                if b.id is not None and cid in seen_calls:
+                    emit(
+                        Violation(
+                            "anthropic.duplicate_tool_use_id",
+                            A4.format(i=it.msg, j=it.pos),
+                            it.msg,
+                            (cid,),
+                            path,
+                        )
+                    )
                 seen_calls.add(cid)
             elif b.kind == "server_call":
                 if b.id is not None:
                     if b.sub == "server_tool_use" and not _SERVER_ID.fullmatch(b.id):
-                        emit(Violation("anthropic.invalid_server_tool_use_id",
-                                       A7.format(i=it.msg, j=it.pos), it.msg, (b.id,),
-                                       f"messages.{it.msg}.content.{it.pos}.server_tool_use.id"))
+                        emit(
+                            Violation(
+                                "anthropic.invalid_server_tool_use_id",
+                                A7.format(i=it.msg, j=it.pos),
+                                it.msg,
+                                (b.id,),
+                                f"messages.{it.msg}.content.{it.pos}.server_tool_use.id",
+                            )
+                        )
                     seen_servers.add(b.id)
                     pending[b.id] = it
                 if calls:
                     after_call.append(it)
             elif b.kind == "server_result":
                 if b.id is not None and b.id not in seen_servers:
-                    emit(Violation("anthropic.unexpected_server_result",
-                                   S4.format(i=it.msg, j=it.pos, kind=b.sub, id=b.id), it.msg,
-                                   (b.id,), f"messages.{it.msg}.content.{it.pos}"))
+                    emit(
+                        Violation(
+                            "anthropic.unexpected_server_result",
+                            S4.format(i=it.msg, j=it.pos, kind=b.sub, id=b.id),
+                            it.msg,
+                            (b.id,),
+                            f"messages.{it.msg}.content.{it.pos}",
+                        )
+                    )
                 if b.id is not None:
                     pending.pop(b.id, None)
                 if calls:
@@ -236,34 +267,51 @@ class Anthropic(Profile):
                 in_front = True
                 for it in nxt.items:
                     if it.block.kind == "result":
-                        anywhere.add(it.block.id or "")
+                        anywhere.add(pid(it.block))
                         if in_front:
-                            leading.add(it.block.id or "")
+                            leading.add(pid(it.block))
                     else:
                         in_front = False
-            missing = [c for c in calls if (c.block.id or "") not in leading]
+            missing = [c for c in calls if pid(c.block) not in leading]
             if missing:
                 at = missing[0].msg
-                ids = tuple(dict.fromkeys(c.block.id or "" for c in missing))
+                ids = tuple(dict.fromkeys(pid(c.block) for c in missing))
                 code = (
                     "anthropic.results_not_first"
                     if all(i in anywhere for i in ids)
                     else "anthropic.missing_result"
                 )
-                emit(Violation(code, A1.format(i=at, ids=", ".join(ids)), at, ids, f"messages.{at}"))
+                emit(
+                    Violation(code, A1.format(i=at, ids=", ".join(ids)), at, ids, f"messages.{at}")
+                )
             if after_call:
                 first = after_call[0]
-                before = tuple(c.block.id or "" for c in calls if (c.msg, c.pos) < (first.msg, first.pos))
-                emit(Violation("anthropic.content_after_tool_use",
-                               A1.format(i=first.msg, ids=", ".join(before)), first.msg, before,
-                               f"messages.{first.msg}.content.{first.pos}"))
+                before = tuple(
+                    pid(c.block) for c in calls if (c.msg, c.pos) < (first.msg, first.pos)
+                )
+                emit(
+                    Violation(
+                        "anthropic.content_after_tool_use",
+                        A1.format(i=first.msg, ids=", ".join(before)),
+                        first.msg,
+                        before,
+                        f"messages.{first.msg}.content.{first.pos}",
+                    )
+                )
         # A server tool still pending when the turn ends: the next user turn may hold
         # only results (S1), and a pause_turn at the very end is fine (S3).
         if pending and nxt is not None and any(it.block.kind != "result" for it in nxt.items):
             for sid, it in pending.items():
                 tool = it.block.name or "server_tool"
-                emit(Violation("anthropic.server_tool_pending", S1.format(tool=tool, id=sid),
-                               it.msg, (sid,), f"messages.{it.msg}"))
+                emit(
+                    Violation(
+                        "anthropic.server_tool_pending",
+                        S1.format(tool=tool, id=sid),
+                        it.msg,
+                        (sid,),
+                        f"messages.{it.msg}",
+                    )
+                )
 
     def _user(
         self,
@@ -275,7 +323,7 @@ class Anthropic(Profile):
     ) -> None:
         prev = ts[k - 1] if k > 0 else None
         prev_calls = (
-            {it.block.id for it in prev.items if it.block.kind == "call"}
+            {pid(it.block) for it in prev.items if it.block.kind == "call"}
             if prev is not None and prev.role == "assistant"
             else set()
         )
@@ -284,23 +332,50 @@ class Anthropic(Profile):
             b = it.block
             if b.kind != "result":
                 continue
-            rid = b.id or ""
+            rid = pid(b)
             path = f"messages.{it.msg}.content.{it.pos}"
             if rid not in prev_calls:
-                emit(Violation("anthropic.unexpected_result", A3.format(i=it.msg, j=it.pos, id=rid),
-                               it.msg, (rid,), path))
+                emit(
+                    Violation(
+                        "anthropic.unexpected_result",
+                        A3.format(i=it.msg, j=it.pos, id=rid),
+                        it.msg,
+                        (rid,),
+                        path,
+                    )
+                )
             elif rid in seen:
-                emit(Violation("anthropic.duplicate_result", A5.format(i=it.msg, j=it.pos, id=rid),
-                               it.msg, (rid,), path))
+                emit(
+                    Violation(
+                        "anthropic.duplicate_result",
+                        A5.format(i=it.msg, j=it.pos, id=rid),
+                        it.msg,
+                        (rid,),
+                        path,
+                    )
+                )
             seen.add(rid)
             if b.is_error and b.empty:
-                emit(Violation("anthropic.empty_error_result", A9.format(i=it.msg, j=it.pos),
-                               it.msg, (rid,), path + ".tool_result"))
+                emit(
+                    Violation(
+                        "anthropic.empty_error_result",
+                        A9.format(i=it.msg, j=it.pos),
+                        it.msg,
+                        (rid,),
+                        path + ".tool_result",
+                    )
+                )
             toolset = toolsets.get(rid)
             if toolset and not b.toolset and rid in prev_calls:
-                emit(Violation("anthropic.missing_toolset_name",
-                               T2.format(i=it.msg, j=it.pos, toolset=toolset), it.msg, (rid,),
-                               path))
+                emit(
+                    Violation(
+                        "anthropic.missing_toolset_name",
+                        T2.format(i=it.msg, j=it.pos, toolset=toolset),
+                        it.msg,
+                        (rid,),
+                        path,
+                    )
+                )
 
     def _tools(self, tools: Sequence[object]) -> list[Violation]:
         out = []
@@ -312,8 +387,15 @@ class Anthropic(Profile):
             if tool.get("type") in (None, "custom") and (
                 not isinstance(name, str) or not _NAME.fullmatch(name)
             ):
-                out.append(Violation("anthropic.invalid_tool_name", A8_NAME.format(k=k), 0, (),
-                                     f"tools.{k}.custom.name"))
+                out.append(
+                    Violation(
+                        "anthropic.invalid_tool_name",
+                        A8_NAME.format(k=k),
+                        0,
+                        (),
+                        f"tools.{k}.custom.name",
+                    )
+                )
             if name in names:
                 out.append(Violation("anthropic.duplicate_tool_name", A8_UNIQUE, 0, (), "tools"))
             names.add(name)

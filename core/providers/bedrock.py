@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 
 from toolpair._model import Message, Violation
-from toolpair._view import turns
+from toolpair._view import pid, turns
 from toolpair.providers._base import Context, Profile
 from toolpair.providers.anthropic import thinking_start_violation
 
@@ -17,7 +17,10 @@ B2 = (
     "The number of toolResult blocks at messages.{i}.content exceeds the number of toolUse "
     "blocks of previous turn."
 )
-B3 = "messages.{i}.content: Conversation blocks and tool result blocks cannot be provided in the same turn."
+B3 = (
+    "messages.{i}.content: Conversation blocks and tool result blocks cannot be provided in "
+    "the same turn."
+)
 B4 = (
     "A conversation must alternate between user and assistant roles. Make sure the "
     "conversation alternates between user and assistant roles and try again."
@@ -65,57 +68,109 @@ class Bedrock(Profile):
         has_tool_blocks = False
         for k, t in enumerate(ts):
             if k and ts[k - 1].role == t.role:
-                add(Violation("bedrock.roles_not_alternating", B4, t.first, (), f"messages.{t.first}"))
+                add(
+                    Violation(
+                        "bedrock.roles_not_alternating", B4, t.first, (), f"messages.{t.first}"
+                    )
+                )
             results = [it for it in t.items if it.block.kind == "result"]
             calls = [it for it in t.items if it.block.kind == "call"]
             has_tool_blocks = has_tool_blocks or bool(results or calls)
             for it in t.items:
                 b = it.block
                 if b.kind == "text" and not (b.text or "").strip():
-                    add(Violation("bedrock.blank_text", B7_BLANK.format(i=it.msg, j=it.pos), it.msg,
-                                  (), f"messages.{it.msg}.content.{it.pos}"))
+                    add(
+                        Violation(
+                            "bedrock.blank_text",
+                            B7_BLANK.format(i=it.msg, j=it.pos),
+                            it.msg,
+                            (),
+                            f"messages.{it.msg}.content.{it.pos}",
+                        )
+                    )
                 if b.kind in ("call", "result"):
-                    bid = b.id or ""
-                    if not self.valid_id(bid):
+                    bid = pid(b)
+                    if b.id is not None and not self.valid_id(bid):
                         kind = "toolUse" if b.kind == "call" else "toolResult"
-                        add(Violation("bedrock.invalid_tool_use_id",
-                                      B8.format(id=bid, i=it.msg, j=it.pos, kind=kind), it.msg,
-                                      (bid,), f"messages.{it.msg}.content.{it.pos}"))
+                        add(
+                            Violation(
+                                "bedrock.invalid_tool_use_id",
+                                B8.format(id=bid, i=it.msg, j=it.pos, kind=kind),
+                                it.msg,
+                                (bid,),
+                                f"messages.{it.msg}.content.{it.pos}",
+                            )
+                        )
                 if b.kind == "call":
-                    if b.id in seen:
-                        add(Violation("bedrock.duplicate_tool_use_id",
-                                      B9.format(i=it.msg, j=it.pos, id=b.id), it.msg, (b.id or "",),
-                                      f"messages.{it.msg}.content.{it.pos}"))
-                    seen.add(b.id or "")
+                    if b.id is not None and b.id in seen:
+                        add(
+                            Violation(
+                                "bedrock.duplicate_tool_use_id",
+                                B9.format(i=it.msg, j=it.pos, id=b.id),
+                                it.msg,
+                                (pid(b),),
+                                f"messages.{it.msg}.content.{it.pos}",
+                            )
+                        )
+                    seen.add(pid(b))
                 if b.kind == "result" and b.is_error and b.empty:
-                    add(Violation("bedrock.empty_error_result", B7_ERROR.format(i=it.msg, j=it.pos),
-                                  it.msg, (b.id or "",), f"messages.{it.msg}.content.{it.pos}.toolResult"))
+                    add(
+                        Violation(
+                            "bedrock.empty_error_result",
+                            B7_ERROR.format(i=it.msg, j=it.pos),
+                            it.msg,
+                            (pid(b),),
+                            f"messages.{it.msg}.content.{it.pos}.toolResult",
+                        )
+                    )
             if results and any(it.block.kind in ("text", "image") for it in t.items):
-                add(Violation("bedrock.mixed_result_turn", B3.format(i=t.first), t.first, (),
-                              f"messages.{t.first}.content"))
+                add(
+                    Violation(
+                        "bedrock.mixed_result_turn",
+                        B3.format(i=t.first),
+                        t.first,
+                        (),
+                        f"messages.{t.first}.content",
+                    )
+                )
             if t.role == "user" and results:
                 prev = ts[k - 1] if k else None
                 prev_calls = (
-                    [it.block.id for it in prev.items if it.block.kind == "call"]
+                    [pid(it.block) for it in prev.items if it.block.kind == "call"]
                     if prev is not None and prev.role == "assistant"
                     else []
                 )
                 if len(results) > len(prev_calls):
-                    add(Violation("bedrock.too_many_results", B2.format(i=t.first), t.first,
-                                  tuple(it.block.id or "" for it in results),
-                                  f"messages.{t.first}.content"))
+                    add(
+                        Violation(
+                            "bedrock.too_many_results",
+                            B2.format(i=t.first),
+                            t.first,
+                            tuple(pid(it.block) for it in results),
+                            f"messages.{t.first}.content",
+                        )
+                    )
             if calls:
                 nxt = ts[k + 1] if k + 1 < len(ts) else None
                 got = (
-                    {it.block.id for it in nxt.items if it.block.kind == "result"}
+                    {pid(it.block) for it in nxt.items if it.block.kind == "result"}
                     if nxt is not None and nxt.role == "user"
                     else set()
                 )
-                missing = tuple(dict.fromkeys(it.block.id or "" for it in calls if it.block.id not in got))
+                missing = tuple(
+                    dict.fromkeys(pid(it.block) for it in calls if pid(it.block) not in got)
+                )
                 if missing:
                     at = nxt.first if nxt is not None else t.msgs[-1] + 1
-                    add(Violation("bedrock.missing_result", B1.format(i=at, ids=", ".join(missing)),
-                                  at, missing, f"messages.{at}.content"))
+                    add(
+                        Violation(
+                            "bedrock.missing_result",
+                            B1.format(i=at, ids=", ".join(missing)),
+                            at,
+                            missing,
+                            f"messages.{at}.content",
+                        )
+                    )
         if has_tool_blocks and ctx.tool_config is False:
             add(Violation("bedrock.missing_tool_config", B6, 0, (), "toolConfig"))
         if ctx.thinking:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolpair._model import Message, Violation
-from toolpair._view import Item, turns
+from toolpair._view import Item, pid, turns
 from toolpair.providers._base import Context, Profile
 from toolpair.providers.anthropic import current_loop
 
@@ -41,8 +41,15 @@ class Gemini(Profile):
         add = out.append
         for m in messages:
             if not m.blocks and m.role != "system":
-                add(Violation("gemini.empty_parts", G6.format(i=m.index), m.index, (),
-                              f"contents[{m.index}].parts"))
+                add(
+                    Violation(
+                        "gemini.empty_parts",
+                        G6.format(i=m.index),
+                        m.index,
+                        (),
+                        f"contents[{m.index}].parts",
+                    )
+                )
         ts = [t for t in turns(messages, "tool", ctx.shape) if t.items]
         for k, t in enumerate(ts):
             calls = [it for it in t.items if it.block.kind == "call"]
@@ -50,31 +57,61 @@ class Gemini(Profile):
             prev = ts[k - 1] if k else None
             if calls:
                 if prev is None or prev.role == "assistant":
-                    add(Violation("gemini.call_turn_position", G3, t.first, (), f"contents[{t.first}]"))
+                    add(
+                        Violation(
+                            "gemini.call_turn_position", G3, t.first, (), f"contents[{t.first}]"
+                        )
+                    )
                 nxt = ts[k + 1] if k + 1 < len(ts) else None
-                ids = tuple(it.block.id or it.block.name or "" for it in calls)
+                ids = tuple(pid(it.block) for it in calls)
                 if nxt is None:
-                    add(Violation("gemini.ends_with_call", G4, t.first, ids, f"contents[{t.first}]"))
+                    add(
+                        Violation("gemini.ends_with_call", G4, t.first, ids, f"contents[{t.first}]")
+                    )
                 else:
                     got = [it for it in nxt.items if it.block.kind == "result"]
                     if nxt.role != "user" or not got:
-                        add(Violation("gemini.missing_response", G1, nxt.first, ids,
-                                      f"contents[{nxt.first}]"))
+                        add(
+                            Violation(
+                                "gemini.missing_response",
+                                G1,
+                                nxt.first,
+                                ids,
+                                f"contents[{nxt.first}]",
+                            )
+                        )
                     elif len(got) != len(calls) or not _same_calls(calls, got):
-                        add(Violation("gemini.response_count", G2, nxt.first, ids,
-                                      f"contents[{nxt.first}]"))
+                        add(
+                            Violation(
+                                "gemini.response_count",
+                                G2,
+                                nxt.first,
+                                ids,
+                                f"contents[{nxt.first}]",
+                            )
+                        )
             if results and (prev is None or not any(it.block.kind == "call" for it in prev.items)):
-                ids = tuple(it.block.id or it.block.name or "" for it in results)
-                add(Violation("gemini.unexpected_response", G1, t.first, ids, f"contents[{t.first}]"))
+                ids = tuple(pid(it.block) for it in results)
+                add(
+                    Violation(
+                        "gemini.unexpected_response", G1, t.first, ids, f"contents[{t.first}]"
+                    )
+                )
         if ctx.thought_signatures:
             for t in current_loop(ts):
                 if t.role != "assistant":
                     continue
                 for n, it in enumerate(it for it in t.items if it.block.kind == "call"):
                     if n == 0 and not it.block.item_id:
-                        add(Violation("gemini.missing_thought_signature",
-                                      G5.format(name=it.block.name, n=it.msg), it.msg,
-                                      (it.block.id or it.block.name or "",), f"contents[{it.msg}]"))
+                        add(
+                            Violation(
+                                "gemini.missing_thought_signature",
+                                G5.format(name=it.block.name, n=it.msg),
+                                it.msg,
+                                (pid(it.block),),
+                                f"contents[{it.msg}]",
+                            )
+                        )
         return out
 
 
@@ -83,5 +120,5 @@ def _same_calls(calls: Sequence[Item], results: Sequence[Item]) -> bool:
     Whether Gemini itself rejects mismatched ids is UNVERIFIED (reference G7): a
     mismatch is reported under G2, the rule that holds the pairing."""
     if all(x.block.id for x in calls) and all(x.block.id for x in results):
-        return sorted(x.block.id or "" for x in calls) == sorted(x.block.id or "" for x in results)
+        return sorted(pid(x.block) for x in calls) == sorted(pid(x.block) for x in results)
     return sorted(x.block.name or "" for x in calls) == sorted(x.block.name or "" for x in results)

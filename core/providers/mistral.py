@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 
 from toolpair._model import Message, Violation
-from toolpair._view import chat
+from toolpair._view import chat, pid
 from toolpair.providers._base import Context, Profile, digest
 from toolpair.providers.openai import tool_runs
 
@@ -50,7 +50,7 @@ class Mistral(Profile):
         return digest(f"{original}\x00{salt}", 9)
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
-        ts = chat(messages)
+        ts = chat(messages, ctx.shape)
         out: list[Violation] = []
         add = out.append
         if not ts:
@@ -61,34 +61,75 @@ class Mistral(Profile):
             prev, cur = ts[k - 1].role, ts[k].role
             if cur not in _ALLOWED[prev]:
                 at = ts[k].first
-                add(Violation("mistral.unexpected_role", M4.format(cur=cur, prev=prev), at, (),
-                              f"messages.{at}.role"))
+                add(
+                    Violation(
+                        "mistral.unexpected_role",
+                        M4.format(cur=cur, prev=prev),
+                        at,
+                        (),
+                        f"messages.{at}.role",
+                    )
+                )
         last = ts[-1]
         if last.role not in ("user", "tool"):
             native = messages[-1].native if messages else None
             prefixed = isinstance(native, dict) and native.get("prefix") is True
             if not (last.role == "assistant" and prefixed):
-                add(Violation("mistral.bad_last_role", M5.format(role=last.role), last.first, (),
-                              "messages"))
-        for k, run in tool_runs(ts):
+                add(
+                    Violation(
+                        "mistral.bad_last_role",
+                        M5.format(role=last.role),
+                        last.first,
+                        (),
+                        "messages",
+                    )
+                )
+        for k, _run in tool_runs(ts):
             t = ts[k]
             calls = [it for it in t.items if it.block.kind == "call"]
-            if ctx.tokenizer_version < 5 and calls and any(
-                it.block.kind == "text" and it.block.text for it in t.items
+            if (
+                ctx.tokenizer_version < 5
+                and calls
+                and any(it.block.kind == "text" and it.block.text for it in t.items)
             ):
-                add(Violation("mistral.content_and_tool_calls", M6, t.first, (), f"messages.{t.first}"))
+                add(
+                    Violation(
+                        "mistral.content_and_tool_calls", M6, t.first, (), f"messages.{t.first}"
+                    )
+                )
             call_ids: set[str] = set()
             for it in calls:
-                cid = it.block.id or ""
-                if not self.valid_id(cid):
-                    add(Violation("mistral.invalid_id", M1.format(id=cid), it.msg, (cid,),
-                                  f"messages.{it.msg}.tool_calls"))
+                cid = pid(it.block)
+                if it.block.id is not None and not self.valid_id(cid):
+                    add(
+                        Violation(
+                            "mistral.invalid_id",
+                            M1.format(id=cid),
+                            it.msg,
+                            (cid,),
+                            f"messages.{it.msg}.tool_calls",
+                        )
+                    )
                 if it.block.name is not None and not _NAME.fullmatch(it.block.name):
-                    add(Violation("mistral.invalid_name", M7_NAME.format(n=it.block.name), it.msg,
-                                  (cid,), f"messages.{it.msg}.tool_calls"))
-                if ctx.tokenizer_version >= 13 and cid in call_ids:
-                    add(Violation("mistral.duplicate_call_id", M3_DUP_CALL.format(id=cid), it.msg,
-                                  (cid,), f"messages.{it.msg}.tool_calls"))
+                    add(
+                        Violation(
+                            "mistral.invalid_name",
+                            M7_NAME.format(n=it.block.name),
+                            it.msg,
+                            (cid,),
+                            f"messages.{it.msg}.tool_calls",
+                        )
+                    )
+                if ctx.tokenizer_version >= 13 and it.block.id is not None and cid in call_ids:
+                    add(
+                        Violation(
+                            "mistral.duplicate_call_id",
+                            M3_DUP_CALL.format(id=cid),
+                            it.msg,
+                            (cid,),
+                            f"messages.{it.msg}.tool_calls",
+                        )
+                    )
                 call_ids.add(cid)
             if not calls:
                 continue
@@ -101,24 +142,52 @@ class Mistral(Profile):
                 j += 1
             if len(results) != len(calls):
                 at = t.first
-                add(Violation("mistral.count_mismatch", M2, at,
-                              tuple(it.block.id or "" for it in calls), f"messages.{at}"))
+                add(
+                    Violation(
+                        "mistral.count_mismatch",
+                        M2,
+                        at,
+                        tuple(pid(it.block) for it in calls),
+                        f"messages.{at}",
+                    )
+                )
             if ctx.tokenizer_version >= 13:
                 got: set[str] = set()
                 for r in results:
-                    rid = r.block.id or ""
+                    rid = pid(r.block)
                     if rid not in call_ids:
-                        add(Violation("mistral.unexpected_id", M3_UNEXPECTED.format(id=rid), r.msg,
-                                      (rid,), f"messages.{r.msg}.tool_call_id"))
+                        add(
+                            Violation(
+                                "mistral.unexpected_id",
+                                M3_UNEXPECTED.format(id=rid),
+                                r.msg,
+                                (rid,),
+                                f"messages.{r.msg}.tool_call_id",
+                            )
+                        )
                     elif rid in got:
-                        add(Violation("mistral.duplicate_result", M3_DUP_RESULT.format(id=rid),
-                                      r.msg, (rid,), f"messages.{r.msg}.tool_call_id"))
+                        add(
+                            Violation(
+                                "mistral.duplicate_result",
+                                M3_DUP_RESULT.format(id=rid),
+                                r.msg,
+                                (rid,),
+                                f"messages.{r.msg}.tool_call_id",
+                            )
+                        )
                     got.add(rid)
         for t in ts:
             if t.role == "tool":
-                rid = t.items[0].block.id or ""
-                if not self.valid_id(rid):
+                rid = pid(t.items[0].block)
+                if t.items[0].block.id is not None and not self.valid_id(rid):
                     at = t.items[0].msg
-                    add(Violation("mistral.invalid_id", M1.format(id=rid), at, (rid,),
-                                  f"messages.{at}.tool_call_id"))
+                    add(
+                        Violation(
+                            "mistral.invalid_id",
+                            M1.format(id=rid),
+                            at,
+                            (rid,),
+                            f"messages.{at}.tool_call_id",
+                        )
+                    )
         return out

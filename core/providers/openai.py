@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolpair._model import Message, Violation
-from toolpair._view import Turn, chat
+from toolpair._view import Turn, chat, pid
 from toolpair.providers._base import Context, Profile
 
 O1 = (
@@ -18,7 +18,10 @@ O2 = (
     "with 'tool_calls'."
 )
 O3 = "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message."
-O4 = "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}' in messages[{a}] and messages[{b}]."
+O4 = (
+    "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}' in messages[{a}] and "
+    "messages[{b}]."
+)
 O5 = (
     "Invalid 'messages[{i}].tool_calls[{k}].id': string too long. Expected a string with "
     "maximum length 40, but got a string with length {n} instead."
@@ -45,7 +48,7 @@ class OpenAIChat(Profile):
     id_max = 40
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
-        ts = chat(messages)
+        ts = chat(messages, ctx.shape)
         out: list[Violation] = []
         add = out.append
         answered: set[int] = set()
@@ -53,36 +56,79 @@ class OpenAIChat(Profile):
             t = ts[k]
             calls = [it for it in t.items if it.block.kind == "call"]
             for n, it in enumerate(calls):
-                cid = it.block.id or ""
-                if len(cid) > self.id_max:
-                    add(Violation("openai.id_too_long", O5.format(i=it.msg, k=n, n=len(cid)),
-                                  it.msg, (cid,), f"messages[{it.msg}].tool_calls[{n}].id"))
-            ids = {it.block.id for it in calls}
+                cid = pid(it.block)
+                if it.block.id is not None and len(cid) > self.id_max:
+                    add(
+                        Violation(
+                            "openai.id_too_long",
+                            O5.format(i=it.msg, k=n, n=len(cid)),
+                            it.msg,
+                            (cid,),
+                            f"messages[{it.msg}].tool_calls[{n}].id",
+                        )
+                    )
+            ids = {pid(it.block) for it in calls}
             first_seen: dict[str, int] = {}
             for j in run:
                 answered.add(j)
                 r = ts[j].items[0]
-                rid = r.block.id or ""
+                rid = pid(r.block)
                 if not calls:
-                    add(Violation("openai.unexpected_tool_message", O2, r.msg, (rid,),
-                                  f"messages.[{r.msg}].role"))
+                    add(
+                        Violation(
+                            "openai.unexpected_tool_message",
+                            O2,
+                            r.msg,
+                            (rid,),
+                            f"messages.[{r.msg}].role",
+                        )
+                    )
                 elif rid not in ids:
-                    add(Violation("openai.unknown_tool_call_id", O3.format(id=rid), r.msg, (rid,),
-                                  f"messages.[{r.msg}].tool_call_id"))
+                    add(
+                        Violation(
+                            "openai.unknown_tool_call_id",
+                            O3.format(id=rid),
+                            r.msg,
+                            (rid,),
+                            f"messages.[{r.msg}].tool_call_id",
+                        )
+                    )
                 elif rid in first_seen:
-                    add(Violation("openai.duplicate_result",
-                                  O4.format(id=rid, a=first_seen[rid], b=r.msg), r.msg, (rid,),
-                                  f"messages.[{r.msg}].tool_call_id"))
+                    add(
+                        Violation(
+                            "openai.duplicate_result",
+                            O4.format(id=rid, a=first_seen[rid], b=r.msg),
+                            r.msg,
+                            (rid,),
+                            f"messages.[{r.msg}].tool_call_id",
+                        )
+                    )
                 else:
                     first_seen[rid] = r.msg
-            missing = tuple(dict.fromkeys(it.block.id or "" for it in calls if it.block.id not in first_seen))
+            missing = tuple(
+                dict.fromkeys(pid(it.block) for it in calls if pid(it.block) not in first_seen)
+            )
             if missing:
                 at = calls[0].msg
-                add(Violation("openai.missing_result", O1.format(ids=", ".join(missing)), at, missing,
-                              f"messages.[{at}].role"))
+                add(
+                    Violation(
+                        "openai.missing_result",
+                        O1.format(ids=", ".join(missing)),
+                        at,
+                        missing,
+                        f"messages.[{at}].role",
+                    )
+                )
         for j, t in enumerate(ts):
             if t.role == "tool" and j not in answered:
                 r = t.items[0]
-                add(Violation("openai.unexpected_tool_message", O2, r.msg, (r.block.id or "",),
-                              f"messages.[{r.msg}].role"))
+                add(
+                    Violation(
+                        "openai.unexpected_tool_message",
+                        O2,
+                        r.msg,
+                        (pid(r.block),),
+                        f"messages.[{r.msg}].role",
+                    )
+                )
         return out

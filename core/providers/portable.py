@@ -15,7 +15,14 @@ from toolpair.providers.mistral import Mistral
 from toolpair.providers.openai import OpenAIChat
 from toolpair.providers.responses import Responses
 
-MEMBERS: tuple[Profile, ...] = (Anthropic(), Bedrock(), OpenAIChat(), Responses(), Gemini(), Mistral())
+MEMBERS: tuple[Profile, ...] = (
+    Anthropic(),
+    Bedrock(),
+    OpenAIChat(),
+    Responses(),
+    Gemini(),
+    Mistral(),
+)
 
 
 class Portable(Mistral):

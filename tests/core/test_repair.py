@@ -1,0 +1,533 @@
+"""Every repair shape, input and exact expected output, in every format it applies to."""
+
+from __future__ import annotations
+
+import copy
+import logging
+from typing import Any
+
+import pytest
+from wire import (
+    BA,
+    BU,
+    GM,
+    GU,
+    OA,
+    OS,
+    OT,
+    OU,
+    RU,
+    A,
+    U,
+    b_res,
+    b_txt,
+    b_use,
+    call,
+    fc,
+    fco,
+    g_call,
+    g_res,
+    g_txt,
+    rs,
+    think,
+    tr,
+    tu,
+    txt,
+)
+
+import toolpair
+
+PH = "No result was recorded for this tool call."
+IMG = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}}
+
+
+def err(id: str) -> dict[str, Any]:
+    return tr(id, [txt(PH)], is_error=True)
+
+
+def b_err(id: str) -> dict[str, Any]:
+    return b_res(id, PH, "error")
+
+
+def o_err(id: str) -> dict[str, Any]:
+    return {"role": "tool", "tool_call_id": id, "content": PH}
+
+
+def g_err(name: str) -> dict[str, Any]:
+    return g_res(name, response={"error": PH})
+
+
+def fixed(history: Any, provider: str, **kw: Any) -> toolpair.Repaired:
+    """Repair, and hold it to every guarantee: the input is untouched, the output is
+    valid, a second repair changes nothing."""
+    before = copy.deepcopy(history)
+    result = toolpair.repair(history, provider, **kw)
+    assert history == before, "repair mutated its input"
+    assert toolpair.validate(result.messages, provider) == []
+    again = toolpair.repair(result.messages, provider)
+    assert again.fixes == [] and again.messages == result.messages
+    msgs = again.messages if isinstance(again.messages, list) else again.messages["messages"]
+    first = result.messages if isinstance(result.messages, list) else result.messages["messages"]
+    assert all(a is b for a, b in zip(msgs, first, strict=True))
+    return result
+
+
+def kinds(r: toolpair.Repaired) -> list[str]:
+    return [f.kind for f in r.fixes]
+
+
+# 1. Dangling calls -------------------------------------------------------------------
+class TestDangling:
+    def test_anthropic_mid_history(self) -> None:
+        h = [U("q"), A(tu("toolu_1")), U("never mind"), A("ok"), U("bye")]
+        r = fixed(h, "anthropic")
+        assert r.messages == [
+            U("q"),
+            A(tu("toolu_1")),
+            U(err("toolu_1"), txt("never mind")),
+            A("ok"),
+            U("bye"),
+        ]
+        assert kinds(r) == ["synthetic_result"] and r.fixes[0].ids == ("toolu_1",)
+        assert r.fixes[0].index == 1
+        assert r.messages[0] is h[0] and r.messages[1] is h[1] and r.messages[3] is h[3]
+
+    def test_anthropic_trailing_gets_one_answering_turn(self) -> None:
+        h = [U("q"), A(tu("toolu_1"), tu("toolu_2"))]
+        r = fixed(h, "anthropic")
+        assert r.messages == [
+            U("q"),
+            A(tu("toolu_1"), tu("toolu_2")),
+            {"role": "user", "content": [err("toolu_1"), err("toolu_2")]},
+        ]
+
+    def test_trailing_keep_policy(self) -> None:
+        h = [U("q"), A(tu("toolu_1"))]
+        r = toolpair.repair(h, "anthropic", policy=toolpair.Policy(trailing="keep"))
+        assert r.messages == h
+        assert kinds(r) == ["unrepaired"]
+
+    def test_toolset_name_copied_and_never_echoes_input(self) -> None:
+        h = [U("q"), A(tu("toolu_1", "screenshot", toolset_name="computer")), U("stop")]
+        r = fixed(h, "anthropic")
+        result = r.messages[2]["content"][0]
+        assert result["toolset_name"] == "computer"
+        assert result["is_error"] is True
+        assert "Paris" not in str(result)
+
+    def test_bedrock(self) -> None:
+        h = [BU(b_txt("q")), BA(b_use("t1")), BU(b_txt("never mind"))]
+        r = fixed(h, "bedrock")
+        assert r.messages == [
+            BU(b_txt("q")),
+            BA(b_use("t1")),
+            BU(b_err("t1")),
+            BA(b_txt("Understood.")),
+            BU(b_txt("never mind")),
+        ]
+
+    def test_openai_mid_history(self) -> None:
+        h = [OS(), OU("q"), OA(call("call_1")), OU("never mind")]
+        r = fixed(h, "openai")
+        assert r.messages == [OS(), OU("q"), OA(call("call_1")), o_err("call_1"), OU("never mind")]
+        assert all(r.messages[i] is h[i] for i in range(3)) and r.messages[4] is h[3]
+
+    def test_responses(self) -> None:
+        h = [RU("q"), fc("call_1", "fc_1"), RU("never mind")]
+        r = fixed(h, "openai-responses")
+        assert r.messages == [
+            RU("q"),
+            fc("call_1", "fc_1"),
+            {"type": "function_call_output", "call_id": "call_1", "output": PH},
+            RU("never mind"),
+        ]
+
+    def test_gemini(self) -> None:
+        h = [GU(g_txt("q")), GM(g_call()), GU(g_txt("never mind"))]
+        r = fixed(h, "gemini")
+        assert r.messages == [
+            GU(g_txt("q")),
+            GM(g_call()),
+            GU(g_err("weather"), g_txt("never mind")),
+        ]
+
+    def test_mistral(self) -> None:
+        h = [OU("q"), OA(call("abc123XYZ")), OU("never mind")]
+        r = fixed(h, "mistral")
+        assert r.messages == [
+            OU("q"),
+            OA(call("abc123XYZ")),
+            {**o_err("abc123XYZ"), "name": "weather"},
+            {"role": "assistant", "content": "Understood."},
+            OU("never mind"),
+        ]
+
+
+# The canonical fixture in every format: an orphaned call plus a user message whose
+# result sits behind a text block. It comes back answered and leading.
+CANONICAL = {
+    "anthropic": (
+        [U("q"), A(tu("toolu_1"), tu("toolu_2")), U(txt("hurry"), tr("toolu_2"))],
+        [U("q"), A(tu("toolu_1"), tu("toolu_2")), U(err("toolu_1"), tr("toolu_2"), txt("hurry"))],
+    ),
+    "bedrock": (
+        [BU(b_txt("q")), BA(b_use("t1"), b_use("t2")), BU(b_txt("hurry"), b_res("t2"))],
+        [
+            BU(b_txt("q")),
+            BA(b_use("t1"), b_use("t2")),
+            BU(b_err("t1"), b_res("t2")),
+            BA(b_txt("Understood.")),
+            BU(b_txt("hurry")),
+        ],
+    ),
+    "openai": (
+        [OU("q"), OA(call("call_1"), call("call_2")), OU("hurry"), OT("call_2")],
+        [OU("q"), OA(call("call_1"), call("call_2")), o_err("call_1"), OT("call_2"), OU("hurry")],
+    ),
+    "openai-responses": (
+        [RU("q"), fc("call_1"), fc("call_2"), RU("hurry"), fco("call_2")],
+        [
+            RU("q"),
+            fc("call_1"),
+            fc("call_2"),
+            {"type": "function_call_output", "call_id": "call_1", "output": PH},
+            fco("call_2"),
+            RU("hurry"),
+        ],
+    ),
+    "gemini": (
+        [GU(g_txt("q")), GM(g_call("a"), g_call("b")), GU(g_txt("hurry"), g_res("b"))],
+        [GU(g_txt("q")), GM(g_call("a"), g_call("b")), GU(g_err("a"), g_res("b"), g_txt("hurry"))],
+    ),
+    "mistral": (
+        [OU("q"), OA(call("abc123XYZ"), call("def456XYZ")), OU("hurry"), OT("def456XYZ")],
+        [
+            OU("q"),
+            OA(call("abc123XYZ"), call("def456XYZ")),
+            {**o_err("abc123XYZ"), "name": "weather"},
+            OT("def456XYZ"),
+            {"role": "assistant", "content": "Understood."},
+            OU("hurry"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("provider", list(CANONICAL))
+def test_canonical_fixture(provider: str) -> None:
+    history, expected = CANONICAL[provider]
+    assert toolpair.validate(history, provider) != []
+    r = fixed(history, provider)
+    assert r.messages == expected
+    assert "synthetic_result" in kinds(r)
+
+
+@pytest.mark.parametrize("provider", list(CANONICAL))
+def test_canonical_fixture_is_portable_after_repair(provider: str) -> None:
+    history, _ = CANONICAL[provider]
+    r = fixed(history, "portable")
+    assert toolpair.validate(r.messages, "portable") == []
+
+
+# 2. Results behind text or images ---------------------------------------------------
+def test_results_first_anthropic_with_image() -> None:
+    h = [U("q"), A(tu("toolu_1")), U(IMG, txt("see"), tr("toolu_1"))]
+    r = fixed(h, "anthropic")
+    assert r.messages[2] == U(tr("toolu_1"), IMG, txt("see"))
+    assert kinds(r) == ["results_first"]
+
+
+# 3. A parallel batch split over several messages ------------------------------------
+def test_split_batch_bedrock_becomes_one_turn() -> None:
+    h = [BU(b_txt("q")), BA(b_use("t1"), b_use("t2")), BU(b_res("t1")), BU(b_res("t2"))]
+    r = fixed(h, "bedrock")
+    assert r.messages == [
+        BU(b_txt("q")),
+        BA(b_use("t1"), b_use("t2")),
+        BU(b_res("t1"), b_res("t2")),
+    ]
+
+
+def test_split_batch_anthropic_assistant_side_is_one_turn() -> None:
+    # Two assistant messages holding one batch are merged by the API; only the results
+    # have to be brought into one turn.
+    h = [U("q"), A(tu("toolu_1")), A(tu("toolu_2")), U(tr("toolu_1")), A("..."), U(tr("toolu_2"))]
+    r = fixed(h, "anthropic")
+    assert r.messages == [
+        U("q"),
+        A(tu("toolu_1")),
+        A(tu("toolu_2")),
+        U(tr("toolu_1"), tr("toolu_2")),
+        A("..."),
+    ]
+    assert kinds(r) == ["result_moved"]
+
+
+def test_split_batch_openai_text_between_results() -> None:
+    h = [OU("q"), OA(call("c1"), call("c2")), OT("c1"), OU("hm"), OT("c2")]
+    r = fixed(h, "openai")
+    assert r.messages == [OU("q"), OA(call("c1"), call("c2")), OT("c1"), OT("c2"), OU("hm")]
+
+
+def test_split_batch_gemini() -> None:
+    h = [GU(g_txt("q")), GM(g_call("a"), g_call("b")), GU(g_res("a")), GU(g_res("b"))]
+    r = fixed(h, "gemini")
+    assert r.messages == [GU(g_txt("q")), GM(g_call("a"), g_call("b")), GU(g_res("a"), g_res("b"))]
+
+
+# 4. User content between the call turn and its results ------------------------------
+def test_user_between_call_and_results_anthropic() -> None:
+    h = [U("q"), A(tu("toolu_1")), U("hello?"), U(tr("toolu_1"))]
+    r = fixed(h, "anthropic")
+    assert r.messages == [
+        U("q"),
+        A(tu("toolu_1")),
+        {"role": "user", "content": [tr("toolu_1"), txt("hello?")]},
+    ]
+
+
+def test_user_between_call_and_results_bedrock_no_text_in_result_turn() -> None:
+    h = [BU(b_txt("q")), BA(b_use("t1")), BU(b_txt("hello?")), BU(b_res("t1"))]
+    r = fixed(h, "bedrock")
+    assert r.messages == [
+        BU(b_txt("q")),
+        BA(b_use("t1")),
+        {"role": "user", "content": [b_res("t1")]},
+        BA(b_txt("Understood.")),
+        BU(b_txt("hello?")),
+    ]
+
+
+def test_user_between_call_and_results_mistral_bridge() -> None:
+    h = [OU("q"), OA(call("abc123XYZ")), OU("hello?"), OT("abc123XYZ")]
+    r = fixed(h, "mistral")
+    assert r.messages == [
+        OU("q"),
+        OA(call("abc123XYZ")),
+        OT("abc123XYZ"),
+        {"role": "assistant", "content": "Understood."},
+        OU("hello?"),
+    ]
+
+
+def test_user_between_call_and_results_gemini_one_response_turn() -> None:
+    h = [GU(g_txt("q")), GM(g_call("a")), GU(g_txt("hello?")), GU(g_res("a"))]
+    r = fixed(h, "gemini")
+    assert r.messages == [GU(g_txt("q")), GM(g_call("a")), GU(g_res("a"), g_txt("hello?"))]
+
+
+# 5. A result answering a call further back ------------------------------------------
+def test_result_moved_home_not_duplicated() -> None:
+    h = [U("q"), A(tu("toolu_1")), U("wait"), A(tu("toolu_2")), U(tr("toolu_1"), tr("toolu_2"))]
+    r = fixed(h, "anthropic")
+    assert r.messages == [
+        U("q"),
+        A(tu("toolu_1")),
+        U(tr("toolu_1"), txt("wait")),
+        A(tu("toolu_2")),
+        U(tr("toolu_2")),
+    ]
+    assert "synthetic_result" not in kinds(r)
+
+
+def test_result_moved_home_openai() -> None:
+    h = [OU("q"), OA(call("c1")), OU("wait"), OA(call("c2")), OT("c1"), OT("c2")]
+    r = fixed(h, "openai")
+    assert r.messages == [OU("q"), OA(call("c1")), OT("c1"), OU("wait"), OA(call("c2")), OT("c2")]
+
+
+# 6. Orphans --------------------------------------------------------------------------
+def test_orphan_dropped_and_reported() -> None:
+    h = [U("q"), A("hi"), U(tr("toolu_9"), txt("more"))]
+    r = fixed(h, "anthropic")
+    assert r.messages == [U("q"), A("hi"), {"role": "user", "content": [txt("more")]}]
+    assert [(f.kind, f.index, f.ids) for f in r.fixes] == [
+        ("orphan_result_dropped", 2, ("toolu_9",))
+    ]
+
+
+def test_orphan_kept_as_text_by_policy() -> None:
+    h = [OU("q"), OA(content="hi"), OT("call_9", "42 degrees")]
+    r = fixed(h, "openai", policy=toolpair.Policy(orphans="text"))
+    assert r.messages[2] == {
+        "role": "user",
+        "content": "[tool result for call call_9 (its call is not in this history)]: 42 degrees",
+    }
+
+
+def test_orphan_output_is_legal_with_previous_response_id() -> None:
+    body = {"previous_response_id": "resp_1", "input": [fco("call_1")]}
+    r = toolpair.repair(body, "openai-responses")
+    assert r.fixes == [] and r.messages == body
+
+
+# 7. Duplicate results ---------------------------------------------------------------
+def test_duplicate_real_result_beats_error() -> None:
+    h = [
+        U("q"),
+        A(tu("toolu_1")),
+        U(tr("toolu_1", "interrupted", is_error=True), tr("toolu_1", "sunny")),
+    ]
+    r = fixed(h, "anthropic")
+    assert r.messages[2] == {"role": "user", "content": [tr("toolu_1", "sunny")]}
+    assert [f.kind for f in r.fixes] == ["duplicate_result_dropped"]
+    assert r.fixes[0].ids == ("toolu_1",)
+
+
+def test_duplicate_tool_messages_openai() -> None:
+    h = [OU("q"), OA(call("c1")), OT("c1", "first"), OT("c1", "second")]
+    r = fixed(h, "openai")
+    assert r.messages == [OU("q"), OA(call("c1")), OT("c1", "first")]
+
+
+# 8. Ids ------------------------------------------------------------------------------
+def test_duplicate_call_ids_rewritten_on_both_halves() -> None:
+    h = [U("q"), A(tu("call_0")), U(tr("call_0", "a")), A(tu("call_0")), U(tr("call_0", "b"))]
+    r = fixed(h, "anthropic")
+    new = r.messages[3]["content"][0]["id"]
+    assert new != "call_0" and new.startswith("call_0_")
+    assert r.messages[4]["content"][0]["tool_use_id"] == new
+    assert r.messages[4]["content"][0]["content"] == "b"
+    assert r.id_map == {new: "call_0"}
+    assert r.messages[1] is h[1] and r.messages[2] is h[2]
+
+
+def test_anthropic_id_pattern() -> None:
+    h = [U("q"), A(tu("functions.get:0")), U(tr("functions.get:0"))]
+    r = fixed(h, "anthropic")
+    assert r.messages[1]["content"][0]["id"] == "functions_get_0"
+    assert r.messages[2]["content"][0]["tool_use_id"] == "functions_get_0"
+    assert r.id_map == {"functions_get_0": "functions.get:0"}
+
+
+def test_openai_id_length() -> None:
+    long = "call_" + "x" * 50
+    r = fixed([OU("q"), OA(call(long)), OT(long)], "openai")
+    new = r.messages[1]["tool_calls"][0]["id"]
+    assert len(new) <= 40 and r.messages[2]["tool_call_id"] == new and r.id_map[new] == long
+
+
+def test_mistral_ids_nine_alphanumerics_deterministic() -> None:
+    h = [OU("q"), OA(call("call_1"), call("call_2")), OT("call_1"), OT("call_2")]
+    r1 = fixed(h, "mistral")
+    r2 = toolpair.repair(h, "mistral")
+    ids = [c["id"] for c in r1.messages[1]["tool_calls"]]
+    assert all(len(i) == 9 and i.isalnum() for i in ids) and len(set(ids)) == 2
+    assert ids == [c["id"] for c in r2.messages[1]["tool_calls"]]
+    assert [m["tool_call_id"] for m in r1.messages[2:4]] == ids
+
+
+def test_bedrock_id_pattern_and_collisions() -> None:
+    # "a.b" sanitises to "a_b", which another call already uses: no collision.
+    h = [BU(b_txt("q")), BA(b_use("a.b"), b_use("a_b")), BU(b_res("a.b", "1"), b_res("a_b", "2"))]
+    r = fixed(h, "bedrock")
+    uses = [b["toolUse"]["toolUseId"] for b in r.messages[1]["content"]]
+    res = [b["toolResult"]["toolUseId"] for b in r.messages[2]["content"]]
+    assert uses[1] == "a_b" and uses[0] != "a_b" and res == uses
+
+
+# 9. Text or server blocks after a client tool_use -----------------------------------
+def test_text_after_tool_use_reordered_thinking_first() -> None:
+    srv = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    srv_res = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": []}
+    h = [U("q"), A(think(), tu("toolu_1"), srv, srv_res, txt("done")), U(tr("toolu_1"))]
+    r = fixed(h, "anthropic")
+    assert r.messages[1] == A(think(), srv, srv_res, txt("done"), tu("toolu_1"))
+    assert r.messages[1]["content"][0] is h[1]["content"][0]
+
+
+# 10. Responses reasoning -------------------------------------------------------------
+def test_responses_reasoning_interleaved() -> None:
+    h = [RU("q"), rs("rs_1"), rs("rs_2"), fc("c1", "fc_1"), fc("c2", "fc_2"), fco("c1"), fco("c2")]
+    r = fixed(h, "openai-responses")
+    assert r.messages == [
+        RU("q"),
+        rs("rs_1"),
+        fc("c1", "fc_1"),
+        rs("rs_2"),
+        fc("c2", "fc_2"),
+        fco("c1"),
+        fco("c2"),
+    ]
+
+
+def test_responses_call_losing_its_reasoning_drops_fc_id() -> None:
+    # The reasoning item has nothing after it that it could belong to once the call
+    # moved: it is dropped, and the call keeps its call_id without its fc_ id.
+    h = [RU("q"), rs("rs_1"), RU("interjection"), rs("rs_2"), fc("c1", "fc_1"), fco("c1")]
+    r = fixed(h, "openai-responses")
+    assert r.messages == [RU("q"), RU("interjection"), rs("rs_2"), fc("c1", "fc_1"), fco("c1")]
+    assert "reasoning_dropped" in kinds(r)
+
+
+# 11. Gemini ---------------------------------------------------------------------------
+def test_gemini_history_starting_with_a_call() -> None:
+    h = [GM(g_call()), GU(g_res()), GM(g_txt("sunny"))]
+    r = fixed(h, "gemini")
+    assert r.messages == [GU(g_txt("(conversation continues)")), *h]
+    assert all(a is b for a, b in zip(r.messages[1:], h, strict=True))
+
+
+def test_gemini_empty_parts_removed() -> None:
+    h = [GU(g_txt("q")), GM(), GU(g_txt("q2"))]
+    r = fixed(h, "gemini")
+    assert r.messages == [GU(g_txt("q")), GU(g_txt("q2"))]
+    assert kinds(r) == ["empty_message_removed"]
+
+
+# Thinking prefix binding (H4) and what cannot be repaired ----------------------------
+def test_prefix_binding_reported_and_strip_policy() -> None:
+    h = [U("q"), A(tu("toolu_1")), U("hm"), A(think(), tu("toolu_2")), U(tr("toolu_2"))]
+    r = toolpair.repair(h, "anthropic")
+    assert "prefix_binding" in kinds(r)
+    assert r.messages[3] is h[3]
+    s = toolpair.repair(h, "anthropic", policy=toolpair.Policy(bound_thinking="strip"))
+    assert s.messages[3] == A(tu("toolu_2"))
+    assert "thinking_stripped" in kinds(s)
+
+
+def test_server_tool_pending_text_is_reported_unrepaired() -> None:
+    srv = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    h = [U("q"), A(srv, tu("toolu_1")), U(tr("toolu_1"), txt("and?"))]
+    r = toolpair.repair(h, "anthropic")
+    assert [f.kind for f in r.fixes] == ["unrepaired"]
+    assert "anthropic.server_tool_pending" in r.fixes[0].detail
+    assert r.changed is False
+
+
+def test_strict_policy_raises() -> None:
+    with pytest.raises(toolpair.HistoryError) as e:
+        toolpair.repair(
+            [U("q"), A(tu("toolu_1"))], "anthropic", policy=toolpair.Policy(strict=True)
+        )
+    assert e.value.violations[0].code == "anthropic.missing_result"
+
+
+def test_body_in_body_out() -> None:
+    body = {
+        "model": "claude",
+        "max_tokens": 100,
+        "system": "s",
+        "messages": [U("q"), A(tu("toolu_1"))],
+    }
+    r = fixed(body, "anthropic")
+    assert set(r.messages) == set(body) and r.messages["system"] == "s"
+    assert r.messages["messages"][2] == {"role": "user", "content": [err("toolu_1")]}
+
+
+def test_valid_history_comes_back_unchanged() -> None:
+    h = [U("q"), A(tu("toolu_1")), U(tr("toolu_1")), A("done")]
+    r = toolpair.repair(h, "anthropic")
+    assert r.fixes == [] and not r.changed
+    assert r.messages == h and r.messages is not h
+    assert all(a is b for a, b in zip(r.messages, h, strict=True))
+
+
+def test_one_warning_per_repair_with_every_id(caplog: pytest.LogCaptureFixture) -> None:
+    h = [U("q"), A(tu("toolu_1"), tu("toolu_2")), U(tr("toolu_9"))]
+    with caplog.at_level(logging.WARNING, logger="toolpair"):
+        toolpair.repair(h, "anthropic")
+    records = [r for r in caplog.records if r.name == "toolpair"]
+    assert len(records) == 1
+    for i in ("toolu_1", "toolu_2", "toolu_9"):
+        assert i in records[0].getMessage()
