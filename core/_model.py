@@ -64,6 +64,9 @@ class Block:
     #: Secondary id: a Responses item id (``fc_...``, ``rs_...``), a Gemini thought
     #: signature marker; codec specific.
     item_id: str | None = None
+    #: For id-less calls and results (Gemini): which same-named one of its message this
+    #: is, so that positional pairing survives a projection onto an id-based provider.
+    slot: int = 0
     #: Codec-specific subtype (``web_search`` for a server tool, the Responses item
     #: type, ``redacted_thinking``...).
     sub: str | None = None

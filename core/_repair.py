@@ -235,7 +235,8 @@ def _assistant_run(st: _State, msgs: Sequence[Message]) -> list[Out]:
     if shape == "blocks":
         flat = [b for m in msgs for b in _filter(st, m)]
         reordered = _reorder_assistant(flat)
-        if len(msgs) > 1 and (st.profile.strict_alternation or reordered is not flat):
+        merge = st.profile.strict_alternation and sum(1 for m in msgs if m.blocks) > 1
+        if len(msgs) > 1 and (merge or reordered is not flat):
             if reordered is not flat:
                 st.fix(
                     "content_reordered",
@@ -263,7 +264,37 @@ def _assistant_run(st: _State, msgs: Sequence[Message]) -> list[Out]:
                 )
             out.append(Out("assistant", new, m))
         return out
-    return [Out("assistant", _filter(st, m), m) for m in msgs]
+    outs = [Out("assistant", _filter(st, m), m) for m in msgs]
+    if shape == "items":
+        outs = _reorder_items(st, outs)
+    return outs
+
+
+def _reorder_items(st: _State, outs: list[Out]) -> list[Out]:
+    """The items version of `_reorder_assistant`: an item and the reasoning items right
+    before it move together, so no call is parted from its reasoning (R3)."""
+    groups: list[list[Out]] = [[]]
+    for o in outs:
+        groups[-1].append(o)
+        if not (o.blocks and o.blocks[0].kind == "reasoning"):
+            groups.append([])
+    if not groups[-1]:
+        groups.pop()
+
+    def is_call(g: list[Out]) -> bool:
+        return bool(g[-1].blocks) and g[-1].blocks[0].kind == "call"
+
+    first = next((i for i, g in enumerate(groups) if is_call(g)), None)
+    if first is None:
+        return outs
+    tail = groups[first:]
+    movers = [g for g in tail if not is_call(g)]
+    if not movers:
+        return outs
+    idx = movers[0][0].template.index if movers[0][0].template else -1
+    st.fix("content_reordered", idx, [], "items moved in front of the tool calls")
+    ordered = groups[:first] + movers + [g for g in tail if is_call(g)]
+    return [o for g in ordered for o in g]
 
 
 def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool) -> list[Out]:
@@ -304,6 +335,14 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
     return out
 
 
+def _holding(st: _State, results: list[Block], candidates: Sequence[Message]) -> Message | None:
+    want = {id(b) for b in results}
+    for m in candidates:
+        if len(m.blocks) == len(results) and {id(st.r(b)) for b in m.blocks} == want:
+            return m
+    return None
+
+
 def _answer_blocks(
     st: _State, chosen: list[tuple[Block, Block | None]], zone: Sequence[Message]
 ) -> list[Out]:
@@ -333,17 +372,26 @@ def _answer_blocks(
             )
     rest = _filter(st, tpl) if tpl is not None else []
     later = _user_msgs(st, zone[1:])
+    # A message that already holds exactly these results (in the zone, or where the
+    # results came from) is the result turn, handed back as it is.
+    whole = _holding(st, results, [*zone, *(st.msgs[st.origin[id(o)]] for _, o in chosen if o)])
     if not (st.profile.results_only or st.profile.bridge_after_results):
         if not results and tpl is None:
             return later
+        if whole is not None and not rest:
+            return [Out("user", [st.r(b) for b in whole.blocks], whole), *later]
         return [Out("user", results + rest, tpl, bool(tpl.blocks) if tpl else True), *later]
     # The result turn holds nothing else; the user's content follows a bridge.
+    head_tpl = None if rest else tpl
+    if whole is not None:
+        head_tpl, results = whole, [st.r(b) for b in whole.blocks]
     content = [o for o in later if o.blocks]
     if rest:
-        content.insert(0, Out("user", rest, None if results else tpl))
+        content.insert(0, Out("user", rest, tpl if head_tpl is not tpl else None))
+    content = [o for o in content if o.template is not head_tpl or head_tpl is None]
     if not results:
         return content
-    head = Out("user", results, tpl)
+    head = Out("user", results, head_tpl)
     if not content:
         return [head]
     if rest:
@@ -418,22 +466,35 @@ def _alternate(st: _State, out: list[Out]) -> list[Out]:
                 "bridge_inserted", idx, [], "an assistant turn keeps user and assistant alternating"
             )
             continue
-        blocks = prev.blocks + o.blocks
-        if o.role == "assistant":
-            blocks = _reorder_assistant(blocks)
-        res[-1] = Out(prev.role, blocks, prev.template)
+        if not o.blocks or not prev.blocks:
+            res[-1] = o if o.blocks else prev  # merging into an empty turn changes nothing
+        else:
+            blocks = prev.blocks + o.blocks
+            if o.role == "assistant":
+                blocks = _reorder_assistant(blocks)
+            res[-1] = Out(prev.role, blocks, prev.template)
         idx = o.template.index if o.template else -1
         st.fix("turns_merged", idx, [], f"consecutive {o.role} turns merged")
     return res
 
 
 def _chat_bridges(st: _State, out: list[Out]) -> list[Out]:
+    """Mistral (M4) allows only an assistant or tool message after a tool message, and
+    no system message after an assistant one: bridge both. Bedrock needs the first."""
     res: list[Out] = []
     for o in out:
+        idx = o.template.index if o.template else -1
         if res and res[-1].role == "tool" and o.role not in ("tool", "assistant"):
             res.append(_bridge(st))
-            idx = o.template.index if o.template else -1
             st.fix("bridge_inserted", idx, [], "an assistant turn between the results and the user")
+        if (
+            st.profile.system_after_user_only
+            and res
+            and res[-1].role == "assistant"
+            and (o.role == "system")
+        ):
+            res.append(Out("user", [st.codec.make_text(st.policy.user_bridge_text, "user")], None))
+            st.fix("user_turn_inserted", idx, [], "a system message may only follow a user turn")
         res.append(o)
     return res
 

@@ -104,4 +104,7 @@ def flat(messages: Sequence[Message]) -> list[tuple[Item, str]]:
 def pid(block: Block) -> str:
     """The key a call and its result pair on: the id, or the name where a format
     carries no id (Gemini pairs those by name and position)."""
-    return block.id if block.id is not None else block.name or ""
+    if block.id is not None:
+        return block.id
+    name = block.name or ""
+    return f"{name}#{block.slot}" if block.slot else name

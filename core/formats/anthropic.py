@@ -131,3 +131,20 @@ class AnthropicCodec:
     def result_as_text(self, block: Block) -> Block:
         content = block.native.get("content") if isinstance(block.native, dict) else None
         return self.make_text(ORPHAN_TEXT.format(id=block.id, content=stringify(content)), "user")
+
+    # Editing (compaction): optional codec methods, see toolpair.compact.
+
+    def content_of(self, block: Block) -> Any:
+        """A result's content as the format stores it."""
+        return block.native.get("content") if isinstance(block.native, dict) else None
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A copy of a result whose content is the plain text ``text``."""
+        native = {**block.native, "content": [{"type": "text", "text": text}]}
+        return replace(block, native=native, empty=not text.strip())
+
+    def without_input(self, block: Block) -> Block:
+        """A copy of a call with empty arguments (the same block if already empty)."""
+        if block.native.get("input") == {}:
+            return block
+        return replace(block, native={**block.native, "input": {}})

@@ -94,5 +94,23 @@ class BedrockCodec:
         content = block.native["toolResult"].get("content")
         return self.make_text(ORPHAN_TEXT.format(id=block.id, content=stringify(content)), "user")
 
+    # Editing (compaction): optional codec methods, see toolpair.compact.
+
+    def content_of(self, block: Block) -> Any:
+        """A result's content as the format stores it."""
+        return block.native["toolResult"].get("content")
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A copy of a result whose content is the plain text ``text``."""
+        inner = {**block.native["toolResult"], "content": [{"text": text}]}
+        return replace(block, native={**block.native, "toolResult": inner}, empty=not text)
+
+    def without_input(self, block: Block) -> Block:
+        """A copy of a call with empty arguments (the same block if already empty)."""
+        use = block.native["toolUse"]
+        if use.get("input") == {}:
+            return block
+        return replace(block, native={**block.native, "toolUse": {**use, "input": {}}})
+
 
 __all__ = ["BedrockCodec", "InvalidHistory"]

@@ -76,7 +76,14 @@ class GeminiCodec:
             m = require_mapping(raw, i, "content")
             role = role_of(m.get("role", "user"), i, _ROLES)
             parts = require_list(m.get("parts", []), i, "parts")
-            out.append(Message(role, [_decode_part(p, i) for p in parts], raw, i))
+            blocks = [_decode_part(p, i) for p in parts]
+            seen: dict[tuple[str, str | None], int] = {}
+            for b in blocks:
+                if b.id is None and b.kind in ("call", "result"):
+                    n = seen.get((b.kind, b.name), 0)
+                    seen[(b.kind, b.name)] = n + 1
+                    b.slot = n
+            out.append(Message(role, blocks, raw, i))
         return out
 
     def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
@@ -115,3 +122,25 @@ class GeminiCodec:
         key = block.sub or "functionResponse"
         text = ORPHAN_TEXT.format(id=block.id or block.name, content=stringify(block.native[key]))
         return self.make_text(text, "user")
+
+    # Editing (compaction): optional codec methods, see toolpair.compact.
+
+    def content_of(self, block: Block) -> Any:
+        """A result's ``response`` object."""
+        return block.native[block.sub or "functionResponse"].get("response")
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A copy of a functionResponse whose response is ``{"result": text}`` (or
+        ``{"error": text}`` for an error response); multimodal parts go with it."""
+        key = block.sub or "functionResponse"
+        inner = {k: v for k, v in block.native[key].items() if k != "parts"}
+        inner["response"] = {"error": text} if block.is_error else {"result": text}
+        return replace(block, native={**block.native, key: inner}, empty=False)
+
+    def without_input(self, block: Block) -> Block:
+        """A copy of a functionCall with empty args (the same block if already empty)."""
+        key = block.sub or "functionCall"
+        inner = block.native[key]
+        if not inner.get("args"):
+            return block
+        return replace(block, native={**block.native, key: {**inner, "args": {}}})

@@ -133,3 +133,20 @@ class OpenAIChatCodec:
     def result_as_text(self, block: Block) -> Block:
         text = ORPHAN_TEXT.format(id=block.id, content=stringify(block.native.get("content")))
         return self.make_text(text, "user")
+
+    # Editing (compaction): optional codec methods, see toolpair.compact.
+
+    def content_of(self, block: Block) -> Any:
+        """A result's content as the format stores it."""
+        return block.native.get("content")
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A copy of a result (a whole ``tool`` message) whose content is ``text``."""
+        return replace(block, native={**block.native, "content": text}, empty=not text.strip())
+
+    def without_input(self, block: Block) -> Block:
+        """A copy of a call with empty arguments (the same block if already empty)."""
+        fn = block.native.get("function")
+        if not isinstance(fn, Mapping) or fn.get("arguments") in ("{}", {}):
+            return block
+        return replace(block, native={**block.native, "function": {**fn, "arguments": "{}"}})

@@ -32,6 +32,17 @@ _MESSAGE_ROLES: dict[str, Role] = {
 }
 
 
+def _text_of(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = [
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        ]
+        return "".join(texts) if texts else None
+    return None
+
+
 class ResponsesCodec:
     name = "openai-responses"
     shape: Shape = "items"
@@ -71,7 +82,7 @@ class ResponsesCodec:
                 role = item.get("role")
                 if role not in _MESSAGE_ROLES:
                     raise InvalidHistory(f"unknown role {role!r}", i)
-                text = item.get("content") if isinstance(item.get("content"), str) else None
+                text = _text_of(item.get("content"))
                 block = Block("text", raw, text=text, item_id=item_id)
                 out.append(Message(_MESSAGE_ROLES[role], [block], raw, i))
             elif t is None:
@@ -117,3 +128,20 @@ class ResponsesCodec:
     def result_as_text(self, block: Block) -> Block:
         text = ORPHAN_TEXT.format(id=block.id, content=stringify(block.native.get("output")))
         return self.make_text(text, "user")
+
+    # Editing (compaction): optional codec methods, see toolpair.compact.
+
+    def content_of(self, block: Block) -> Any:
+        """A result's content as the format stores it."""
+        return block.native.get("output")
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A copy of an output item whose output is the plain text ``text``."""
+        return replace(block, native={**block.native, "output": text}, empty=not text.strip())
+
+    def without_input(self, block: Block) -> Block:
+        """A copy of a call item with empty arguments (the same block if already empty)."""
+        key, empty = ("input", "") if block.sub == "custom_tool_call" else ("arguments", "{}")
+        if block.native.get(key) == empty:
+            return block
+        return replace(block, native={**block.native, key: empty})

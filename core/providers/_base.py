@@ -49,6 +49,8 @@ class Profile:
     #: User content may not directly follow results: an assistant bridge goes between
     #: (Bedrock alternation after B3, Mistral M4).
     bridge_after_results: ClassVar[bool] = False
+    #: A system message may not follow an assistant or tool message (Mistral M4).
+    system_after_user_only: ClassVar[bool] = False
     #: Consecutive turns of one role are rejected, so repair merges them (Bedrock).
     strict_alternation: ClassVar[bool] = False
     #: The history must start with a user turn (Bedrock B5); Gemini only forbids

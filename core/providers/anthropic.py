@@ -78,6 +78,10 @@ _TYPE_NAMES = {
 }
 
 
+def _blank(text: str | None) -> bool:
+    return text is not None and not text.strip()
+
+
 def _type_name(item: Item) -> str:
     native = item.block.native
     if isinstance(native, dict) and isinstance(native.get("type"), str):
@@ -137,7 +141,7 @@ class Anthropic(Profile):
                 self._user(ts, k, t, toolsets, add)
             for it in t.items:
                 b = it.block
-                if b.kind == "text" and isinstance(b.native, dict) and not (b.text or "").strip():
+                if b.kind == "text" and isinstance(b.native, dict) and _blank(b.text):
                     add(Violation("anthropic.empty_text", A10, it.msg, (), "messages"))
                 if b.kind == "thinking" and b.sub == "thinking":
                     sig = b.native.get("signature") if isinstance(b.native, dict) else None
@@ -257,7 +261,7 @@ class Anthropic(Profile):
                     pending.pop(b.id, None)
                 if calls:
                     after_call.append(it)
-            elif b.kind != "thinking" and calls:
+            elif b.kind not in ("thinking", "reasoning") and calls:
                 after_call.append(it)
         nxt = ts[k + 1] if k + 1 < len(ts) else None
         if calls:

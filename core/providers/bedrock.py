@@ -78,7 +78,7 @@ class Bedrock(Profile):
             has_tool_blocks = has_tool_blocks or bool(results or calls)
             for it in t.items:
                 b = it.block
-                if b.kind == "text" and not (b.text or "").strip():
+                if b.kind == "text" and b.text is not None and not b.text.strip():
                     add(
                         Violation(
                             "bedrock.blank_text",

@@ -41,6 +41,7 @@ _ALLOWED = {
 class Mistral(Profile):
     name = "mistral"
     bridge_after_results = True
+    system_after_user_only = True
     id_pattern = re.compile(r"[a-zA-Z0-9]{9}")
     id_max = 9
 

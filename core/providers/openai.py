@@ -27,6 +27,12 @@ O5 = (
     "maximum length 40, but got a string with length {n} instead."
 )
 
+# UNVERIFIED: OpenAI's standard wording for an empty string field.
+O5_EMPTY = (
+    "Invalid 'messages[{i}].tool_calls[{k}].id': empty string. Expected a string with "
+    "minimum length 1, but got an empty string instead."
+)
+
 
 def tool_runs(ts: Sequence[Turn]) -> list[tuple[int, list[int]]]:
     """(assistant turn index, the tool turns right after it) for every assistant turn."""
@@ -57,6 +63,16 @@ class OpenAIChat(Profile):
             calls = [it for it in t.items if it.block.kind == "call"]
             for n, it in enumerate(calls):
                 cid = pid(it.block)
+                if it.block.id == "":
+                    add(
+                        Violation(
+                            "openai.empty_id",
+                            O5_EMPTY.format(i=it.msg, k=n),
+                            it.msg,
+                            ("",),
+                            f"messages[{it.msg}].tool_calls[{n}].id",
+                        )
+                    )
                 if it.block.id is not None and len(cid) > self.id_max:
                     add(
                         Violation(

@@ -19,6 +19,11 @@ R6 = (
     "Invalid 'input[{i}].call_id': string too long. Expected a string with maximum length 64, "
     "but got a string with length {n} instead."
 )
+# UNVERIFIED: OpenAI's standard wording for an empty string field.
+R6_EMPTY = (
+    "Invalid 'input[{i}].call_id': empty string. Expected a string with minimum length 1, "
+    "but got an empty string instead."
+)
 R7 = (
     "Item with id '{id}' not found. Items are not persisted when `store` is set to false. Try "
     "again with `store` set to true, or remove this item from your input."
@@ -35,8 +40,12 @@ class Responses(Profile):
         items = flat(messages)
         out: list[Violation] = []
         add = out.append
-        calls: dict[str, int] = {}
-        outputs: dict[str, int] = {}
+        # Every call needs an output of its own: keyed by call_id and counted, so a
+        # call_id used twice needs two outputs. (The API's wording for a repeated
+        # call_id is UNVERIFIED; R1/R2 are the closest confirmed texts.) Id-less calls
+        # (a Gemini history seen as Responses) pair by name and count.
+        calls: dict[str, list[int]] = {}
+        outputs: dict[str, list[int]] = {}
         item_ids: set[str] = set()
         for n, (it, _role) in enumerate(items):
             b = it.block
@@ -53,8 +62,8 @@ class Responses(Profile):
                     )
                 item_ids.add(b.item_id)
             if b.kind == "call":
-                cid = pid(b)
-                calls.setdefault(cid, it.msg)
+                cid = pid(b) if b.id is not None else "\x00" + (b.name or "")
+                calls.setdefault(cid, []).append(it.msg)
                 if (
                     b.item_id is not None
                     and b.sub == "function_call"
@@ -69,6 +78,16 @@ class Responses(Profile):
                             f"input[{it.msg}].id",
                         )
                     )
+                if b.id == "":
+                    add(
+                        Violation(
+                            "openai-responses.empty_call_id",
+                            R6_EMPTY.format(i=it.msg),
+                            it.msg,
+                            ("",),
+                            f"input[{it.msg}].call_id",
+                        )
+                    )
                 if len(cid) > self.id_max:
                     add(
                         Violation(
@@ -80,7 +99,8 @@ class Responses(Profile):
                         )
                     )
             elif b.kind == "result":
-                outputs.setdefault(pid(b), it.msg)
+                key = pid(b) if b.id is not None else "\x00" + (b.name or "")
+                outputs.setdefault(key, []).append(it.msg)
             elif b.kind == "reasoning":
                 nxt = items[n + 1] if n + 1 < len(items) else None
                 rid = b.item_id or ""
@@ -105,19 +125,33 @@ class Responses(Profile):
                             "input",
                         )
                     )
-        for cid, at in calls.items():
-            if cid not in outputs:
+        for cid, ats in calls.items():
+            answered = len(outputs.get(cid, ()))
+            missing = ats[answered:]
+            shown = cid.lstrip("\x00")
+            for at in missing:
                 add(
                     Violation(
-                        "openai-responses.missing_output", R1.format(id=cid), at, (cid,), "input"
+                        "openai-responses.missing_output",
+                        R1.format(id=shown),
+                        at,
+                        (shown,),
+                        "input",
                     )
                 )
         if ctx.previous_response_id is None:
-            for cid, at in outputs.items():
-                if cid not in calls:
+            for cid, ats in outputs.items():
+                made = len(calls.get(cid, ()))
+                extra = ats[made:]
+                shown = cid.lstrip("\x00")
+                for at in extra:
                     add(
                         Violation(
-                            "openai-responses.orphan_output", R2.format(id=cid), at, (cid,), "input"
+                            "openai-responses.orphan_output",
+                            R2.format(id=shown),
+                            at,
+                            (shown,),
+                            "input",
                         )
                     )
         return out

@@ -1,0 +1,295 @@
+"""The codec for agno ``Message`` lists.
+
+agno keeps one OpenAI-shaped history for every provider: assistant messages carry their
+calls in ``tool_calls`` and each result is its own ``role="tool"`` message, so this is a
+``chat``-shape codec. Every provider formatter reads these same objects, which is why a
+repair done here reaches every model class.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from agno.models.message import Message as AgnoMessage
+
+from toolpair import Block, InvalidHistory, Message
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+_ROLES: dict[str, Role] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "model": "assistant",
+    "tool": "tool",
+}
+
+#: Stands in for a result whose call is gone, under the orphans="text" policy.
+ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {content}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """The native of a thinking block: agno keeps reasoning in message fields, not in
+    the content, so the block only marks that those fields must be replayed as they are."""
+
+    reasoning_content: str | None
+    redacted_reasoning_content: str | None
+
+
+def _is_empty(content: Any) -> bool:
+    if content is None:
+        return True
+    if isinstance(content, str):
+        return not content.strip()
+    if isinstance(content, list | tuple):
+        return len(content) == 0
+    return False
+
+
+def _stringify(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list | tuple):
+        parts = [
+            p["text"] if isinstance(p, Mapping) and isinstance(p.get("text"), str) else p
+            for p in content
+        ]
+        if all(isinstance(p, str) for p in parts):
+            return "\n".join(parts)
+    try:
+        return json.dumps(content, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(content)
+
+
+def _content_blocks(content: Any, index: int) -> list[Block]:
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [Block("text", content, text=content)] if content else []
+    if isinstance(content, list | tuple):
+        blocks = []
+        for part in content:
+            if isinstance(part, str):
+                blocks.append(Block("text", part, text=part))
+                continue
+            t = part.get("type") if isinstance(part, Mapping) else None
+            if t == "text":
+                text = part.get("text")
+                blocks.append(Block("text", part, text=text if isinstance(text, str) else None))
+            elif t in ("image", "image_url", "input_image"):
+                blocks.append(Block("image", part, sub=t))
+            elif t in ("thinking", "redacted_thinking"):
+                blocks.append(Block("thinking", part, sub=t))
+            else:
+                # Anthropic tool_use blocks kept in list content are not agno's calls:
+                # only ``tool_calls`` is, so they pass through as unknown content.
+                blocks.append(Block("other", part, sub=str(t) if t is not None else None))
+        return blocks
+    raise InvalidHistory(f"content must be a string or a list, got {type(content).__name__}", index)
+
+
+def _media_blocks(msg: Any) -> list[Block]:
+    blocks = [Block("image", img, sub="images") for img in getattr(msg, "images", None) or []]
+    for field in ("audio", "videos", "files"):
+        blocks.extend(Block("other", m, sub=field) for m in getattr(msg, field, None) or [])
+    return blocks
+
+
+def _call_block(tc: Any, index: int) -> Block:
+    if not isinstance(tc, Mapping):
+        raise InvalidHistory(f"tool_calls entry must be a dict, got {type(tc).__name__}", index)
+    call_id = tc.get("id")
+    if not isinstance(call_id, str) or not call_id:
+        raise InvalidHistory("tool_calls[].id is missing", index)
+    fn = tc.get("function")
+    name = fn.get("name") if isinstance(fn, Mapping) else None
+    secondary = tc.get("call_id")
+    return Block(
+        "call",
+        tc,
+        id=call_id,
+        name=name if isinstance(name, str) else None,
+        item_id=secondary if isinstance(secondary, str) else None,
+    )
+
+
+class AgnoCodec:
+    """Reads and writes lists of ``agno.models.message.Message``.
+
+    Calls are keyed by their ``id``, which is what agno itself puts in a result's
+    ``tool_call_id``; a result naming an OpenAI Responses ``call_id`` instead is mapped
+    back to its call, the way agno's Responses formatter does.
+    """
+
+    name = "agno"
+    shape = "chat"
+
+    def __init__(self) -> None:
+        # new id -> id the call had, so `build` can rename the matching replayed
+        # Anthropic content block instead of letting agno drop it as unknown.
+        self._renamed: dict[str, str] = {}
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        call_id_to_id: dict[str, str] = {}
+        for m in messages:
+            for tc in getattr(m, "tool_calls", None) or []:
+                if isinstance(tc, Mapping) and isinstance(tc.get("call_id"), str):
+                    call_id_to_id.setdefault(tc["call_id"], tc.get("id"))
+        out: list[Message] = []
+        for i, msg in enumerate(messages):
+            out.append(self._decode_one(msg, i, call_id_to_id))
+        return out
+
+    def _decode_one(self, msg: Any, i: int, call_id_to_id: Mapping[str, str]) -> Message:
+        if not isinstance(msg, AgnoMessage):
+            raise InvalidHistory(f"expected an agno Message, got {type(msg).__name__}", i)
+        role = _ROLES.get(msg.role)
+        if role is None:
+            raise InvalidHistory(f"unknown role {msg.role!r}", i)
+        if role == "tool":
+            result_id = msg.tool_call_id
+            if not isinstance(result_id, str) or not result_id:
+                raise InvalidHistory("tool message without tool_call_id", i)
+            if result_id in call_id_to_id and isinstance(call_id_to_id[result_id], str):
+                result_id = call_id_to_id[result_id]
+            block = Block(
+                "result",
+                msg,
+                id=result_id,
+                name=msg.tool_name,
+                is_error=bool(msg.tool_call_error),
+                empty=_is_empty(msg.content),
+            )
+            return Message("tool", [block], msg, i)
+        blocks: list[Block] = []
+        if role == "assistant" and (msg.reasoning_content or msg.redacted_reasoning_content):
+            native = Reasoning(msg.reasoning_content, msg.redacted_reasoning_content)
+            blocks.append(Block("thinking", native, sub="reasoning_content"))
+        blocks.extend(_content_blocks(msg.content, i))
+        blocks.extend(_media_blocks(msg))
+        if role == "assistant" and msg.tool_calls:
+            if not isinstance(msg.tool_calls, list | tuple):
+                raise InvalidHistory("tool_calls must be a list", i)
+            blocks.extend(_call_block(tc, i) for tc in msg.tool_calls)
+        return Message(role, blocks, msg, i)
+
+    def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
+        if role == "tool":
+            return blocks[0].native
+        calls = [b.native for b in blocks if b.kind == "call"]
+        content = [b for b in blocks if b.kind in ("text", "other", "image", "thinking")]
+        content = [b for b in content if not isinstance(b.native, Reasoning)]
+        content = [b for b in content if b.sub not in ("images", "audio", "videos", "files")]
+        if template is None or template.native.role not in _roles_for(role):
+            return AgnoMessage(
+                role=role,
+                content=_content_value(content, None),
+                tool_calls=calls or None,
+                add_to_agent_memory=False,
+                toolpair_synthetic=True,
+            )
+        native: AgnoMessage = template.native
+        old_content = [
+            b
+            for b in template.blocks
+            if b.kind != "call"
+            and not isinstance(b.native, Reasoning)
+            and b.sub not in ("images", "audio", "videos", "files")
+        ]
+        update: dict[str, Any] = {}
+        if [id(b.native) for b in content] != [id(b.native) for b in old_content]:
+            update["content"] = _content_value(content, native.content)
+        if role == "assistant":
+            update["tool_calls"] = calls or None
+            kept_thinking = any(isinstance(b.native, Reasoning) for b in blocks)
+            if not kept_thinking:
+                update["reasoning_content"] = None
+                update["redacted_reasoning_content"] = None
+            provider_data = self._provider_data(native.provider_data, calls, kept_thinking)
+            if provider_data is not native.provider_data:
+                update["provider_data"] = provider_data
+        return native.model_copy(update=update)
+
+    def _provider_data(self, data: Any, calls: list[Any], kept_thinking: bool) -> Any:
+        """Claude replays ``provider_data["content_blocks"]`` verbatim: keep its
+        tool_use ids in step with the calls, and drop its thinking with the thinking."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("content_blocks"), list):
+            return data
+        renames = {
+            self._renamed[tc["id"]]: tc["id"]
+            for tc in calls
+            if isinstance(tc, Mapping) and tc.get("id") in self._renamed
+        }
+        if not renames and kept_thinking:
+            return data
+        new_blocks = []
+        for cb in data["content_blocks"]:
+            t = cb.get("type") if isinstance(cb, Mapping) else None
+            if not kept_thinking and t in ("thinking", "redacted_thinking"):
+                continue
+            if t == "tool_use" and cb.get("id") in renames:
+                cb = {**cb, "id": renames[cb["id"]]}
+            new_blocks.append(cb)
+        return {**data, "content_blocks": new_blocks}
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        native = AgnoMessage(
+            role="tool",
+            content=text,
+            tool_call_id=call.id,
+            tool_name=call.name,
+            tool_call_error=is_error or None,
+            add_to_agent_memory=False,
+            toolpair_synthetic=True,
+        )
+        return Block(
+            "result",
+            native,
+            id=call.id,
+            name=call.name,
+            is_error=is_error,
+            empty=not text,
+            synthetic=True,
+        )
+
+    def make_text(self, text: str, role: Role) -> Block:
+        return Block("text", text, text=text)
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        if block.kind == "call":
+            tc = dict(block.native)
+            old = tc.get("id")
+            tc["id"] = new_id
+            if "call_id" in tc:
+                tc["call_id"] = new_id
+            if isinstance(old, str):
+                self._renamed[new_id] = self._renamed.get(old, old)
+            return replace(block, native=tc, id=new_id, item_id=tc.get("call_id"))
+        native = block.native.model_copy(update={"tool_call_id": new_id})
+        return replace(block, native=native, id=new_id)
+
+    def result_as_text(self, block: Block) -> Block:
+        msg = block.native
+        text = ORPHAN_TEXT.format(id=block.id, content=_stringify(msg.content))
+        return self.make_text(text, "user")
+
+
+def _roles_for(role: Role) -> tuple[str, ...]:
+    return tuple(k for k, v in _ROLES.items() if v == role)
+
+
+def _content_value(blocks: Sequence[Block], original: Any) -> Any:
+    if not blocks:
+        return None
+    if isinstance(original, list) or any(not isinstance(b.native, str) for b in blocks):
+        return [
+            {"type": "text", "text": b.native} if isinstance(b.native, str) else b.native
+            for b in blocks
+        ]
+    return "\n\n".join(b.native for b in blocks)

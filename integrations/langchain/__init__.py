@@ -1,0 +1,44 @@
+"""toolpair for LangChain: repair and pair-safe trimming of ``BaseMessage`` lists.
+
+    from toolpair.integrations.langchain import repair_messages, trim_messages
+    chain = prompt | trim_messages(max_tokens=4000, token_counter="approximate") \\
+        | repair_messages(provider=model) | model
+
+``ToolpairMiddleware`` (for ``langchain.agents.create_agent``) is imported on first use,
+so this package needs only ``langchain-core``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._codec import LangChainCodec
+from ._repair import (
+    codec_for,
+    provider_for,
+    repair_messages,
+    repair_report,
+    validate_messages,
+    with_repair,
+)
+from ._trim import trim_messages
+
+__all__ = [
+    "LangChainCodec",
+    "ToolpairMiddleware",
+    "codec_for",
+    "provider_for",
+    "repair_messages",
+    "repair_report",
+    "trim_messages",
+    "validate_messages",
+    "with_repair",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "ToolpairMiddleware":
+        from .middleware import ToolpairMiddleware
+
+        return ToolpairMiddleware
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

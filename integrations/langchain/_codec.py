@@ -1,0 +1,368 @@
+"""The codec between LangChain ``BaseMessage`` lists and toolpair's neutral view.
+
+LangChain keeps a call in up to three places at once: ``AIMessage.tool_calls``,
+``AIMessage.invalid_tool_calls`` (both provider converters send these as calls too) and
+the content list (an Anthropic ``tool_use``, a Responses ``function_call`` or a v1
+``tool_call`` block). The converters treat the ``tool_calls`` entry as the truth and
+rebuild a content block carrying the same id from it, so a content block whose id is
+also in ``tool_calls``/``invalid_tool_calls`` is a duplicate, not a second call: it is
+decoded as an ``other`` block that `build` keeps in step with its call (renamed with
+it, dropped with it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from toolpair import Block, InvalidHistory, Message
+from toolpair._model import Role, Shape
+
+__all__ = ["LangChainCodec"]
+
+#: Content block types that are client tool calls, and the key holding their id.
+_CALL_BLOCKS = {"tool_use": "id", "function_call": "call_id", "tool_call": "id"}
+#: Replay-sensitive assistant blocks: signed thinking, encrypted reasoning.
+_THINKING_BLOCKS = {"thinking", "redacted_thinking", "reasoning", "reasoning_content"}
+_IMAGE_BLOCKS = {"image", "image_url", "file", "audio", "input_audio", "video", "document"}
+_CHAT_ROLES: dict[str, Role] = {
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "system": "system",
+    "developer": "system",
+}
+#: Which content-resident call blocks each provider package puts on the wire. The
+#: others are dropped by its converter (langchain-openai drops ``tool_use`` blocks, and
+#: every content call on Chat Completions; langchain-anthropic drops ``function_call``),
+#: so for that provider they are not calls and need no result. Providers not listed
+#: here are assumed to send them all.
+_SENT_CALL_BLOCKS: dict[str, frozenset[str]] = {
+    "anthropic": frozenset({"tool_use", "tool_call"}),
+    "openai": frozenset(),
+    "openai-responses": frozenset({"function_call", "tool_call"}),
+}
+#: Sub-type of the ``other`` block standing for a content-resident copy of a call.
+_DUP = "call_copy"
+
+ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {content}"
+
+
+class _RenamedCall(dict):  # type: ignore[type-arg]
+    """A ``tool_calls`` entry `with_id` renamed, remembering the id it had so `build`
+    can rename the content-resident copy of the same call. Turned back into a plain
+    dict before it reaches a message."""
+
+    original: str | None = None
+
+
+def content_text(content: Any) -> str:
+    """A plain-text rendering of message content."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts: list[str] = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+        if parts:
+            return "\n".join(parts)
+    try:
+        return json.dumps(content, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(content)
+
+
+def _is_empty(content: Any) -> bool:
+    if isinstance(content, str):
+        return not content.strip()
+    if isinstance(content, list):
+        return len(content) == 0
+    return content is None
+
+
+def _text_block(part: Any, text: str) -> Block:
+    # Both converters drop whitespace-only text, so it cannot trip a blank-text rule:
+    # keep it (byte-identical) as an opaque block rather than as text.
+    if not text.strip():
+        return Block("other", part, sub="blank_text")
+    return Block("text", part, text=text)
+
+
+def _role(msg: BaseMessage, index: int) -> Role:
+    if isinstance(msg, ToolMessage):
+        return "tool"
+    if isinstance(msg, AIMessage):
+        return "assistant"
+    if isinstance(msg, HumanMessage):
+        return "user"
+    if isinstance(msg, SystemMessage):
+        return "system"
+    if isinstance(msg, ChatMessage):
+        role = _CHAT_ROLES.get(msg.role)
+        if role is None:
+            raise InvalidHistory(f"ChatMessage role {msg.role!r} is not supported", index)
+        return role
+    if msg.type == "remove":
+        # A graph-state instruction, never sent to a model; the entry points set these
+        # aside before decoding. Seen alone it is an opaque system-side marker.
+        return "system"
+    # FunctionMessage and unknown subclasses: a user-side message toolpair cannot pair.
+    return "user"
+
+
+def _call_id(value: Any, index: int) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise InvalidHistory(f"tool call id must be a string, got {type(value).__name__}", index)
+
+
+class LangChainCodec:
+    """Reads and writes lists of LangChain ``BaseMessage``; never mutates them.
+
+    ``provider`` (a toolpair provider name) tells which content-resident call blocks
+    that provider's LangChain package sends; without it every one counts as a call.
+    ``invalid_calls_sent=False`` leaves ``invalid_tool_calls`` out (an older converter
+    that does not send them); `codec_for` works both out from a chat model.
+    """
+
+    name = "langchain"
+    shape: Shape = "chat"
+
+    def __init__(self, provider: str | None = None, *, invalid_calls_sent: bool = True) -> None:
+        self.provider = provider
+        #: Whether the converter sends ``invalid_tool_calls`` as calls (langchain-anthropic
+        #: before 1.7.x dropped them, so they needed no result).
+        self.invalid_calls_sent = invalid_calls_sent
+        self._sent = _SENT_CALL_BLOCKS.get(provider or "", frozenset(_CALL_BLOCKS))
+
+    # -- decode ---------------------------------------------------------------------
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        out: list[Message] = []
+        for i, msg in enumerate(messages):
+            if not isinstance(msg, BaseMessage):
+                raise InvalidHistory(
+                    f"expected a LangChain BaseMessage, got {type(msg).__name__}", i
+                )
+            role = _role(msg, i)
+            if role == "tool":
+                out.append(Message("tool", [self._result(msg, i)], msg, i))
+            elif role == "assistant" and isinstance(msg, AIMessage):
+                out.append(Message("assistant", self._assistant(msg, i), msg, i))
+            elif msg.type == "remove":
+                out.append(Message(role, [Block("other", msg, sub="remove")], msg, i))
+            else:
+                out.append(Message(role, self._content(msg.content, i, role), msg, i))
+        return out
+
+    def _result(self, msg: BaseMessage, index: int) -> Block:
+        assert isinstance(msg, ToolMessage)
+        tool_call_id = msg.tool_call_id
+        if not isinstance(tool_call_id, str):
+            raise InvalidHistory("ToolMessage.tool_call_id must be a string", index)
+        return Block(
+            "result",
+            msg,
+            id=tool_call_id,
+            name=msg.name,
+            is_error=msg.status == "error",
+            empty=_is_empty(msg.content),
+        )
+
+    def _content(
+        self, content: Any, index: int, role: Role, skip_ids: frozenset[str] = frozenset()
+    ) -> list[Block]:
+        if isinstance(content, str):
+            return [_text_block(content, content)] if content else []
+        if not isinstance(content, list):
+            raise InvalidHistory(
+                f"content must be a string or a list, got {type(content).__name__}", index
+            )
+        blocks: list[Block] = []
+        for part in content:
+            if isinstance(part, str):
+                if part:
+                    blocks.append(_text_block(part, part))
+                continue
+            if not isinstance(part, Mapping):
+                blocks.append(Block("other", part))
+                continue
+            kind = part.get("type")
+            if kind == "text" and isinstance(part.get("text"), str):
+                blocks.append(_text_block(part, part["text"]))
+            elif kind in _THINKING_BLOCKS:
+                blocks.append(Block("thinking", part, sub=str(kind)))
+            elif kind in _IMAGE_BLOCKS:
+                blocks.append(Block("image", part, sub=str(kind)))
+            elif role == "assistant" and kind in _CALL_BLOCKS and kind not in self._sent:
+                blocks.append(Block("other", part, sub="unsent_call"))
+            elif role == "assistant" and kind in _CALL_BLOCKS:
+                call_id = _call_id(part.get(_CALL_BLOCKS[str(kind)]), index)
+                name = part.get("name")
+                name = name if isinstance(name, str) else None
+                toolset = part.get("toolset_name")
+                toolset = toolset if isinstance(toolset, str) else None
+                if call_id is not None and call_id in skip_ids:
+                    blocks.append(Block("other", part, id=call_id, name=name, sub=_DUP))
+                else:
+                    blocks.append(
+                        Block("call", part, id=call_id, name=name, toolset=toolset, sub=str(kind))
+                    )
+            else:
+                # Server tools (server_tool_use, *_tool_result, mcp_*), tool_result blocks
+                # in a user message, citations...: opaque, passed through untouched.
+                blocks.append(Block("other", part, sub=str(kind)))
+        return blocks
+
+    def _assistant(self, msg: AIMessage, index: int) -> list[Block]:
+        calls = [("tool_call", c) for c in msg.tool_calls]
+        # Converters only send an invalid call that has an id (Anthropic also needs a
+        # name); one without an id reaches no provider as a call.
+        if self.invalid_calls_sent:
+            calls += [("invalid_tool_call", c) for c in msg.invalid_tool_calls if c.get("id")]
+        ids = frozenset(c["id"] for _, c in calls if isinstance(c.get("id"), str))
+        blocks = self._content(msg.content, index, "assistant", ids)
+        toolsets = {
+            b.id: b.native.get("toolset_name")
+            for b in blocks
+            if b.sub == _DUP and isinstance(b.native, Mapping)
+        }
+        for sub, call in calls:
+            call_id = _call_id(call.get("id"), index)
+            name = call.get("name")
+            toolset = toolsets.get(call_id)
+            blocks.append(
+                Block(
+                    "call",
+                    call,
+                    id=call_id,
+                    name=name if isinstance(name, str) else None,
+                    toolset=toolset if isinstance(toolset, str) else None,
+                    sub=sub,
+                )
+            )
+        return blocks
+
+    # -- build ----------------------------------------------------------------------
+
+    def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
+        if role == "tool":
+            return blocks[0].native
+        if role == "assistant":
+            return self._build_assistant(blocks, template)
+        content = self._content_value([b.native for b in blocks], template)
+        if (
+            template is not None
+            and template.role == role
+            and isinstance(template.native, BaseMessage)
+        ):
+            return template.native.model_copy(update={"content": content})
+        if role == "system":
+            return SystemMessage(content=content)
+        return HumanMessage(content=content)
+
+    @staticmethod
+    def _content_value(parts: list[Any], template: Message | None) -> Any:
+        if not parts:
+            return ""
+        if len(parts) == 1 and isinstance(parts[0], str):
+            return parts[0]
+        return list(parts)
+
+    def _build_assistant(self, blocks: list[Block], template: Message | None) -> AIMessage:
+        tool_calls: list[Any] = []
+        invalid: list[Any] = []
+        renamed: dict[str | None, str | None] = {}
+        for b in blocks:
+            if b.kind == "call" and b.sub in ("tool_call", "invalid_tool_call"):
+                native = b.native
+                if isinstance(native, _RenamedCall):
+                    renamed[native.original] = b.id
+                    native = dict(native)
+                else:
+                    renamed[b.id] = b.id
+                (tool_calls if b.sub == "tool_call" else invalid).append(native)
+        content: list[Any] = []
+        for b in blocks:
+            if b.kind == "call" and b.sub in ("tool_call", "invalid_tool_call"):
+                continue
+            if b.sub == _DUP:
+                if b.id not in renamed:
+                    continue  # its call is gone: so is its copy
+                new_id = renamed[b.id]
+                if new_id != b.id:
+                    key = _CALL_BLOCKS.get(str(b.native.get("type")), "id")
+                    content.append({**b.native, key: new_id})
+                    continue
+            content.append(b.native)
+        value = self._content_value(content, template)
+        if (
+            template is not None
+            and template.role == "assistant"
+            and isinstance(template.native, AIMessage)
+        ):
+            return template.native.model_copy(
+                update={"content": value, "tool_calls": tool_calls, "invalid_tool_calls": invalid}
+            )
+        return AIMessage(content=value, tool_calls=tool_calls, invalid_tool_calls=invalid)
+
+    # -- blocks toolpair creates ----------------------------------------------------
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        if call.id is None:
+            raise InvalidHistory("cannot answer a tool call that has no id")
+        native = ToolMessage(
+            content=text,
+            tool_call_id=call.id,
+            name=call.name,
+            status="error" if is_error else "success",
+        )
+        return Block(
+            "result",
+            native,
+            id=call.id,
+            name=call.name,
+            is_error=is_error,
+            empty=not text.strip(),
+            synthetic=True,
+            toolset=call.toolset,
+        )
+
+    def make_text(self, text: str, role: Role) -> Block:
+        return Block("text", text, text=text)
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        native = block.native
+        if block.kind == "result" and isinstance(native, ToolMessage):
+            return replace(
+                block, native=native.model_copy(update={"tool_call_id": new_id}), id=new_id
+            )
+        if block.kind == "call" and block.sub in ("tool_call", "invalid_tool_call"):
+            new = _RenamedCall({**native, "id": new_id})
+            new.original = getattr(native, "original", native.get("id"))
+            return replace(block, native=new, id=new_id)
+        if isinstance(native, Mapping):
+            key = _CALL_BLOCKS.get(str(native.get("type")), "id")
+            return replace(block, native={**native, key: new_id}, id=new_id)
+        raise InvalidHistory(f"cannot rename a {block.kind} block of type {type(native).__name__}")
+
+    def result_as_text(self, block: Block) -> Block:
+        content = block.native.content if isinstance(block.native, BaseMessage) else block.native
+        return self.make_text(
+            ORPHAN_TEXT.format(id=block.id, content=content_text(content)), "user"
+        )

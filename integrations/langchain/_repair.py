@@ -1,0 +1,254 @@
+"""Repair and validate LangChain message lists for the provider a chat model talks to."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, cast
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
+from langchain_core.prompt_values import PromptValue
+from langchain_core.runnables import Runnable, RunnableLambda
+
+import toolpair
+from toolpair import Policy, Repaired, Violation
+
+from ._codec import LangChainCodec
+
+__all__ = [
+    "codec_for",
+    "provider_for",
+    "repair_messages",
+    "repair_report",
+    "validate_messages",
+    "with_repair",
+]
+
+#: Chat model class names (anywhere in the MRO) and the provider whose rules apply.
+_BY_CLASS: dict[str, str] = {
+    "ChatAnthropic": "anthropic",
+    "ChatAnthropicVertex": "anthropic",
+    "ChatAnthropicMessages": "anthropic",
+    "ChatBedrockConverse": "bedrock",
+    "ChatGoogleGenerativeAI": "gemini",
+    "ChatVertexAI": "gemini",
+    "ChatMistralAI": "mistral",
+    "ChatOpenAI": "openai",
+    "AzureChatOpenAI": "openai",
+    "BaseChatOpenAI": "openai",
+}
+
+ProviderLike = str | Any | None
+
+
+def _unwrap(model: Any) -> tuple[Any, dict[str, Any]]:
+    """The chat model behind ``model.bind_tools(...)``/``.bind(...)`` chains, with the
+    kwargs bound on the way (they can switch ChatOpenAI to the Responses API)."""
+    kwargs: dict[str, Any] = {}
+    seen = 0
+    while hasattr(model, "bound") and seen < 16:
+        bound_kwargs = getattr(model, "kwargs", None)
+        if isinstance(bound_kwargs, Mapping):
+            kwargs = {**bound_kwargs, **kwargs}
+        model = model.bound
+        seen += 1
+    return model, kwargs
+
+
+def provider_for(model: ProviderLike) -> str:
+    """The toolpair provider whose rules ``model`` is held to.
+
+    A string is returned as is; None means "portable" (valid everywhere). A chat model
+    is recognised by class name, so no provider package is imported here; ChatOpenAI
+    maps to "openai-responses" when it would call the Responses API. Unknown models
+    get "portable".
+    """
+    if model is None:
+        return "portable"
+    if isinstance(model, str):
+        return model
+    inner, kwargs = _unwrap(model)
+    names = [cls.__name__ for cls in type(inner).__mro__]
+    if "ChatBedrock" in names and "ChatBedrockConverse" not in names:
+        # The InvokeModel client speaks the Anthropic Messages format for Claude.
+        if getattr(inner, "beta_use_converse_api", False):
+            return "bedrock"
+        model_id = str(getattr(inner, "model_id", "") or "")
+        return "anthropic" if "anthropic" in model_id else "portable"
+    for name in names:
+        provider = _BY_CLASS.get(name)
+        if provider == "openai":
+            return "openai-responses" if _uses_responses(inner, kwargs) else "openai"
+        if provider is not None:
+            return provider
+    return "portable"
+
+
+_PROBE_CALL_ID = "toolpair_probe"
+
+
+def _sends_invalid_calls(model: Any) -> bool:
+    """Whether ``model``'s converter puts ``invalid_tool_calls`` on the wire, found by
+    building (not sending) a request for a one-call history."""
+    builder = getattr(model, "_get_request_payload", None)
+    if not callable(builder):
+        return True
+    key = (type(model).__module__, type(model).__qualname__)
+    if key in _INVALID_SENT:
+        return _INVALID_SENT[key]
+    probe = [
+        HumanMessage("q"),
+        AIMessage(
+            "",
+            invalid_tool_calls=[
+                {
+                    "type": "invalid_tool_call",
+                    "id": _PROBE_CALL_ID,
+                    "name": "f",
+                    "args": "{}",
+                    "error": None,
+                }
+            ],
+        ),
+    ]
+    try:
+        payload = builder(probe)
+    except Exception:
+        return True
+    sent = _PROBE_CALL_ID in json.dumps(payload, default=str)
+    _INVALID_SENT[key] = sent
+    return sent
+
+
+_INVALID_SENT: dict[tuple[str, str], bool] = {}
+
+
+def codec_for(model: ProviderLike) -> LangChainCodec:
+    """The codec describing what ``model`` (a chat model or provider name) sends."""
+    name = provider_for(model)
+    if model is None or isinstance(model, str):
+        return LangChainCodec(name)
+    inner, _ = _unwrap(model)
+    return LangChainCodec(name, invalid_calls_sent=_sends_invalid_calls(inner))
+
+
+def _uses_responses(model: Any, kwargs: dict[str, Any]) -> bool:
+    decide = getattr(model, "_use_responses_api", None)
+    if callable(decide):
+        try:
+            return bool(decide(dict(kwargs)))
+        except Exception:
+            pass
+    return getattr(model, "use_responses_api", None) is True
+
+
+def _as_messages(messages: Sequence[Any] | PromptValue) -> list[BaseMessage]:
+    if isinstance(messages, PromptValue):
+        return messages.to_messages()
+    items = list(messages)
+    if all(isinstance(m, BaseMessage) for m in items):
+        return cast(list[BaseMessage], items)
+    return convert_to_messages(items)
+
+
+def _policy(policy: Policy | None, overrides: Mapping[str, Any]) -> Policy | None:
+    if not overrides:
+        return policy
+    return replace(policy or Policy(), **overrides)
+
+
+def _split_removals(
+    messages: list[BaseMessage],
+) -> tuple[list[BaseMessage], list[tuple[int, BaseMessage]]]:
+    """Set aside LangGraph ``RemoveMessage``s (state instructions, never sent to a model),
+    remembering the position of each among the real messages."""
+    kept: list[BaseMessage] = []
+    removals: list[tuple[int, BaseMessage]] = []
+    for m in messages:
+        if m.type == "remove":
+            removals.append((len(kept), m))
+        else:
+            kept.append(m)
+    return kept, removals
+
+
+def _restore_removals(
+    original: list[BaseMessage],
+    repaired: list[BaseMessage],
+    removals: list[tuple[int, BaseMessage]],
+) -> list[BaseMessage]:
+    if not removals:
+        return repaired
+    # Each removal goes back in front of the message it preceded, found by identity
+    # (repair hands untouched messages back as the same objects); if that one was
+    # rewritten, the removal goes where the same count of leading messages ends.
+    where = {id(m): i for i, m in enumerate(repaired)}
+    out = list(repaired)
+    for pos, removal in reversed(removals):
+        if pos < len(original) and id(original[pos]) in where:
+            at = where[id(original[pos])]
+        else:
+            at = min(pos, len(repaired))
+        out.insert(at, removal)
+        where = {id(m): i for i, m in enumerate(out)}
+    return out
+
+
+def repair_report(
+    messages: Sequence[Any] | PromptValue,
+    provider: ProviderLike = None,
+    *,
+    policy: Policy | None = None,
+    **overrides: Any,
+) -> Repaired:
+    """`toolpair.repair` over LangChain messages: ``.messages`` is a new list of
+    ``BaseMessage`` in which every message repair did not touch is the input object."""
+    original = _as_messages(messages)
+    kept, removals = _split_removals(original)
+    codec = codec_for(provider)
+    result = toolpair.repair(
+        kept, codec.provider or "portable", policy=_policy(policy, overrides), format=codec
+    )
+    result.messages = _restore_removals(kept, list(result.messages), removals)
+    return result
+
+
+def repair_messages(
+    messages: Sequence[Any] | PromptValue | None = None,
+    provider: ProviderLike = None,
+    *,
+    policy: Policy | None = None,
+    **overrides: Any,
+) -> Any:
+    """Return ``messages`` repaired for ``provider`` (a provider name, a chat model, or
+    None for "portable"). ``overrides`` are `toolpair.Policy` fields
+    (``orphans="text"``, ``placeholder=...``).
+
+    Called without ``messages`` it returns a Runnable for LCEL:
+    ``prompt | repair_messages(provider=model) | model``.
+    """
+    if messages is None:
+
+        def run(value: Sequence[Any] | PromptValue) -> list[BaseMessage]:
+            return cast(
+                list[BaseMessage],
+                repair_report(value, provider, policy=policy, **overrides).messages,
+            )
+
+        return RunnableLambda(run, name="repair_messages")
+    return repair_report(messages, provider, policy=policy, **overrides).messages
+
+
+def validate_messages(
+    messages: Sequence[Any] | PromptValue, provider: ProviderLike = None
+) -> list[Violation]:
+    """What ``provider`` would reject in ``messages``, worded as that provider words it."""
+    kept, _ = _split_removals(_as_messages(messages))
+    codec = codec_for(provider)
+    return toolpair.validate(kept, codec.provider or "portable", format=codec)
+
+
+def with_repair(model: Runnable[Any, Any], **overrides: Any) -> Runnable[Any, Any]:
+    """``model`` behind a repair step for the provider it talks to."""
+    return repair_messages(provider=provider_for(model), **overrides) | model  # type: ignore[no-any-return]

@@ -1,0 +1,327 @@
+"""A pair-safe drop-in for ``langchain_core.messages.trim_messages``.
+
+Same signature, defaults, errors and results as LangChain's on histories without tool
+calls. The difference: it keeps or drops whole units (an assistant message with all its
+tool results; toolpair.units decides), so its output never holds a tool call without its
+results or a result without its call unless the input already did. Each unit is counted
+once, in chronological order, instead of re-counting prefixes in a binary search.
+
+Counting a unit on its own assumes what LangChain's own partial-message search already
+assumes: a list counter is additive over messages, up to a constant per-list overhead
+(``token_counter([])``), which is subtracted once per unit.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+from typing import Any, Literal, cast
+
+from langchain_core.messages import BaseMessage, SystemMessage, convert_to_messages
+
+import toolpair
+
+from ._codec import LangChainCodec
+
+__all__ = ["trim_messages"]
+
+TypeSpec = str | type[BaseMessage] | Sequence[str | type[BaseMessage]]
+Unit = list[BaseMessage]
+
+
+def _is_type(message: BaseMessage, spec: TypeSpec) -> bool:
+    types = [spec] if isinstance(spec, str | type) else list(spec)
+    names = [t for t in types if isinstance(t, str)]
+    classes = tuple(t for t in types if isinstance(t, type))
+    return message.type in names or isinstance(message, classes)
+
+
+def _default_text_splitter(text: str) -> list[str]:
+    splits = text.split("\n")
+    return [s + "\n" for s in splits[:-1]] + splits[-1:]
+
+
+def _approximate() -> Callable[[Sequence[BaseMessage]], int]:
+    from langchain_core.messages import utils
+
+    counter = getattr(utils, "count_tokens_approximately", None)
+    if counter is None:  # pragma: no cover - every supported langchain-core has it
+        raise ValueError("token_counter='approximate' needs langchain-core>=0.3.48")
+    return cast(Callable[[Sequence[BaseMessage]], int], counter)
+
+
+def _is_per_message(counter: Callable[..., Any]) -> bool:
+    try:
+        params = list(inspect.signature(counter).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if not params:
+        return False
+    annotation = params[0].annotation
+    # LangChain compares the annotation object only, so a counter defined under
+    # `from __future__ import annotations` (a string annotation) is silently handed
+    # whole lists. Accept the string spelling too.
+    return annotation is BaseMessage or annotation in (
+        "BaseMessage",
+        "langchain_core.messages.BaseMessage",
+    )
+
+
+def _list_counter(token_counter: Any) -> Callable[[Sequence[BaseMessage]], int]:
+    if isinstance(token_counter, str):
+        if token_counter != "approximate":
+            msg = (
+                f"Invalid token_counter shortcut '{token_counter}'. "
+                "Available shortcuts: 'approximate'."
+            )
+            raise ValueError(msg)
+        return _approximate()
+    if hasattr(token_counter, "get_num_tokens_from_messages"):
+        return cast(
+            Callable[[Sequence[BaseMessage]], int], token_counter.get_num_tokens_from_messages
+        )
+    if callable(token_counter):
+        if _is_per_message(token_counter):
+            per_message = token_counter
+
+            def count(messages: Sequence[BaseMessage]) -> int:
+                return sum(per_message(m) for m in messages)
+
+            return count
+        return cast(Callable[[Sequence[BaseMessage]], int], token_counter)
+    msg = (
+        "'token_counter' expected to be a model that implements "
+        "'get_num_tokens_from_messages()' or a function. Received object of type "
+        f"{type(token_counter)}."
+    )
+    raise ValueError(msg)
+
+
+def _text_splitter(text_splitter: Any) -> Callable[[str], list[str]]:
+    if text_splitter is None:
+        return _default_text_splitter
+    split_text = getattr(text_splitter, "split_text", None)
+    if callable(split_text) and type(text_splitter).__module__.startswith(
+        "langchain_text_splitters"
+    ):
+        return cast(Callable[[str], list[str]], split_text)
+    return cast(Callable[[str], list[str]], text_splitter)
+
+
+def _units(messages: list[BaseMessage]) -> list[Unit]:
+    """The history cut into the pieces trimming may not split: a message with tool
+    calls together with its results (a core ``tool`` unit, which also spans whatever
+    sits between them). Every other message stands alone, as LangChain cuts between
+    any two messages that hold no pair."""
+    out: list[Unit] = []
+    at = 0
+    for unit in toolpair.units(messages, format=LangChainCodec()):
+        start, stop = max(unit.start, at), unit.stop
+        out.extend([m] for m in messages[at:start])
+        if stop <= start:
+            continue
+        if unit.kind == "tool":
+            out.append(messages[start:stop])
+        else:
+            out.extend([m] for m in messages[start:stop])
+        at = stop
+    out.extend([m] for m in messages[at:])
+    return out
+
+
+class _Trimmer:
+    def __init__(
+        self,
+        counter: Callable[[Sequence[BaseMessage]], int],
+        splitter: Callable[[str], list[str]],
+    ) -> None:
+        self.count = counter
+        self.split = splitter
+        self.codec = LangChainCodec()
+        try:
+            self.overhead = counter([])
+        except Exception:
+            self.overhead = 0
+
+    def _cost(self, unit: Unit) -> int:
+        return self.count(unit) - self.overhead
+
+    def _pairs(self, message: BaseMessage) -> bool:
+        return any(
+            b.kind in ("call", "result") for m in self.codec.decode([message]) for b in m.blocks
+        )
+
+    def select(
+        self,
+        units: list[Unit],
+        budget: int,
+        partial_strategy: Literal["first", "last"] | None,
+        end_on: TypeSpec | None,
+        *,
+        backwards: bool,
+    ) -> list[Unit]:
+        """LangChain's ``_first_max_tokens`` over units: ``units`` are in the order
+        they are taken (reversed for the "last" strategy), each in chronological order
+        inside; the returned units are in the same order."""
+        if not units:
+            return []
+        # The message at the far end of what is kept: its chronologically first one
+        # when the units are taken from the end of the history.
+        edge = 0 if backwards else -1
+        costs = [self._cost(u) for u in units]
+        total = self.overhead + sum(costs)
+        if total <= budget:
+            kept = list(units)
+        else:
+            kept = []
+            running = self.overhead
+            for unit, cost in zip(units, costs, strict=True):
+                if running + cost > budget:
+                    break
+                running += cost
+                kept.append(unit)
+            if partial_strategy and len(kept) < len(units):
+                nxt = units[len(kept)]
+                if len(nxt) == 1 and not self._pairs(nxt[0]):
+                    piece = self._partial(nxt[0], running, budget, partial_strategy)
+                    if piece is not None:
+                        kept.append([piece])
+        if end_on:
+            while kept and not _is_type(kept[-1][edge], end_on):
+                kept.pop()
+        return kept
+
+    def _partial(
+        self,
+        message: BaseMessage,
+        prefix: int,
+        budget: int,
+        strategy: Literal["first", "last"],
+    ) -> BaseMessage | None:
+        """LangChain's partial-message step, with ``prefix`` the cost of what is kept."""
+        excluded = message.model_copy(deep=True)
+        if isinstance(excluded.content, list):
+            num_block = len(excluded.content)
+            if strategy == "last":
+                excluded.content = list(reversed(excluded.content))
+            for _ in range(1, num_block):
+                excluded.content = excluded.content[:-1]
+                if prefix + self._cost([excluded]) <= budget:
+                    if strategy == "last":
+                        excluded.content = list(reversed(excluded.content))
+                    return excluded
+        text: str | None = None
+        if isinstance(excluded.content, str):
+            text = excluded.content
+        elif isinstance(excluded.content, list):
+            for block in excluded.content:
+                if isinstance(block, str):
+                    text = block
+                    break
+                if isinstance(block, dict) and block.get("type") == "text":
+                    text = block.get("text")
+                    break
+        if not text:
+            return None
+        splits = self.split(text)
+        if strategy == "last":
+            splits = list(reversed(splits))
+        left, right = 0, len(splits)
+        for _ in range(len(splits).bit_length()):
+            if left >= right:
+                break
+            mid = (left + right + 1) // 2
+            excluded.content = "".join(splits[:mid])
+            # LangChain adds the whole prefix count to the partial message's count here.
+            if prefix + self.count([excluded]) <= budget:
+                left = mid
+            else:
+                right = mid - 1
+        if left == 0:
+            return None
+        chosen = splits[:left]
+        if strategy == "last":
+            chosen = list(reversed(chosen))
+        excluded.content = "".join(chosen)
+        return excluded
+
+
+def _trim(
+    messages: Iterable[Any] | Any,
+    *,
+    max_tokens: int,
+    token_counter: Any,
+    strategy: Literal["first", "last"] = "last",
+    allow_partial: bool = False,
+    end_on: TypeSpec | None = None,
+    start_on: TypeSpec | None = None,
+    include_system: bool = False,
+    text_splitter: Any = None,
+) -> list[BaseMessage]:
+    if start_on and strategy == "first":
+        raise ValueError("start_on parameter is only valid with strategy='last'")
+    if include_system and strategy == "first":
+        raise ValueError("include_system parameter is only valid with strategy='last'")
+    history = convert_to_messages(messages)
+    trimmer = _Trimmer(_list_counter(token_counter), _text_splitter(text_splitter))
+    if strategy == "first":
+        kept = trimmer.select(
+            _units(history), max_tokens, "first" if allow_partial else None, end_on, backwards=False
+        )
+        return [m for unit in kept for m in unit]
+    if strategy != "last":
+        msg = f"Unrecognized {strategy=}. Supported strategies are 'last' and 'first'."
+        raise ValueError(msg)
+
+    units = _units(history)
+    if end_on:
+        while units and not _is_type(units[-1][-1], end_on):
+            units.pop()
+    system: BaseMessage | None = None
+    if include_system and units and isinstance(units[0][0], SystemMessage):
+        system = units[0][0]
+        units = [units[0][1:], *units[1:]] if len(units[0]) > 1 else units[1:]
+    budget = max_tokens
+    if system is not None:
+        budget = max(0, max_tokens - trimmer.count([system]))
+    kept = trimmer.select(
+        units[::-1], budget, "last" if allow_partial else None, start_on, backwards=True
+    )
+    out = [m for unit in kept[::-1] for m in unit]
+    return [system, *out] if system is not None else out
+
+
+def trim_messages(
+    messages: Iterable[Any] | Any | None = None,
+    *,
+    max_tokens: int,
+    token_counter: Any,
+    strategy: Literal["first", "last"] = "last",
+    allow_partial: bool = False,
+    end_on: TypeSpec | None = None,
+    start_on: TypeSpec | None = None,
+    include_system: bool = False,
+    text_splitter: Any = None,
+) -> Any:
+    """Trim ``messages`` to ``max_tokens`` like ``langchain_core.messages.trim_messages``,
+    never splitting an assistant message from its tool results.
+
+    Without ``messages`` it returns a ``RunnableLambda`` named "trim_messages" that
+    validates its arguments when invoked, as LangChain's does.
+    """
+    kwargs: dict[str, Any] = {
+        "max_tokens": max_tokens,
+        "token_counter": token_counter,
+        "strategy": strategy,
+        "allow_partial": allow_partial,
+        "end_on": end_on,
+        "start_on": start_on,
+        "include_system": include_system,
+        "text_splitter": text_splitter,
+    }
+    if messages is not None:
+        return _trim(messages, **kwargs)
+    from langchain_core.runnables import RunnableLambda
+
+    return RunnableLambda(partial(_trim, **kwargs), name="trim_messages")

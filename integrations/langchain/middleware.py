@@ -1,0 +1,72 @@
+"""Agent middleware for LangChain 1.x ``create_agent``: repairs (and optionally trims)
+only what the model is sent, through ``wrap_model_call``; the graph state is never
+written. Needs the ``langchain`` package."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware, ModelRequest
+
+from toolpair import Policy
+
+from ._repair import ProviderLike, provider_for, repair_report
+from ._trim import trim_messages
+
+__all__ = ["ToolpairMiddleware"]
+
+
+class ToolpairMiddleware(AgentMiddleware):  # type: ignore[type-arg]
+    """Hand the model a history its provider accepts.
+
+    ``provider``: a provider name or chat model; by default the request's own model.
+    ``trim``: keyword arguments for `trim_messages` (``max_tokens``, ``token_counter``,
+    ...), applied before the repair; the system prompt is kept and counted.
+    ``policy`` and ``overrides``: as for `repair_messages`.
+    """
+
+    def __init__(
+        self,
+        provider: ProviderLike = None,
+        *,
+        trim: Mapping[str, Any] | None = None,
+        policy: Policy | None = None,
+        **overrides: Any,
+    ) -> None:
+        super().__init__()
+        self.provider = provider
+        self.trim = dict(trim) if trim else None
+        self.policy = policy
+        self.overrides = overrides
+        #: The fixes of the latest request (empty when the history was already valid).
+        self.last_fixes: list[Any] = []
+
+    def _prepare(self, request: ModelRequest) -> ModelRequest:  # type: ignore[type-arg]
+        messages: list[Any] = list(request.messages)
+        if self.trim is not None:
+            system = request.system_message
+            head = [system] if system is not None else []
+            options = {"include_system": system is not None, **self.trim}
+            trimmed = trim_messages([*head, *messages], **options)
+            messages = trimmed[len(head) :] if head and trimmed[:1] == head else trimmed
+        provider = provider_for(self.provider if self.provider is not None else request.model)
+        result = repair_report(messages, provider, policy=self.policy, **self.overrides)
+        self.last_fixes = list(result.fixes)
+        if not result.changed and len(messages) == len(request.messages):
+            return request
+        return request.override(messages=list(result.messages))
+
+    def wrap_model_call(
+        self,
+        request: ModelRequest,  # type: ignore[type-arg]
+        handler: Callable[[ModelRequest], Any],  # type: ignore[type-arg]
+    ) -> Any:
+        return handler(self._prepare(request))
+
+    async def awrap_model_call(
+        self,
+        request: ModelRequest,  # type: ignore[type-arg]
+        handler: Callable[[ModelRequest], Awaitable[Any]],  # type: ignore[type-arg]
+    ) -> Any:
+        return await handler(self._prepare(request))

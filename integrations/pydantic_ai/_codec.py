@@ -1,0 +1,246 @@
+"""The codec for pydantic-ai ``ModelMessage`` lists (1.x and 2.x).
+
+Parts are told apart by ``part_kind`` rather than by class, because the classes were
+renamed between versions (``BuiltinToolCallPart`` became ``NativeToolCallPart``) while
+the serialized kinds stayed put, and typed subclasses (tool search, capability loading)
+keep their base kind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from toolpair import Block, InvalidHistory, Message
+from toolpair._model import Role
+
+#: pydantic-ai's own marker for a return it synthesized; set on ours too so its repair
+#: (and anything keyed on it downstream) treats them alike.
+PYDANTIC_AI_SYNTHETIC_KEY = "pydantic_ai_synthesized_tool_return"
+TOOLPAIR_SYNTHETIC_KEY = "toolpair_synthetic"
+
+#: Outcomes pydantic-ai sends on the provider's error channel (``ERROR_OUTCOMES``).
+_ERROR_OUTCOMES = frozenset({"failed", "retried"})
+
+_ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {content}"
+
+_RETURN_FIELDS = frozenset(f.name for f in dataclasses.fields(ToolReturnPart))
+
+
+def _content_is_empty(content: Any) -> bool:
+    if content is None:
+        return True
+    if isinstance(content, str):
+        return not content.strip()
+    if isinstance(content, list | tuple | dict):
+        return len(content) == 0
+    return False
+
+
+def _stringify(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    try:
+        return json.dumps(content, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(content)
+
+
+def _user_prompt_block(part: Any) -> Block:
+    content = part.content
+    if isinstance(content, str):
+        return Block("text", part, text=content)
+    items = list(content) if isinstance(content, Sequence) else [content]
+    texts = [c for c in items if isinstance(c, str)]
+    if texts:
+        return Block("text", part, text="\n".join(texts))
+    return Block("image", part, sub="user-prompt")
+
+
+def _request_block(part: Any, index: int) -> Block:
+    kind = getattr(part, "part_kind", None)
+    if kind == "tool-return":
+        return Block(
+            "result",
+            part,
+            id=part.tool_call_id,
+            name=part.tool_name,
+            is_error=getattr(part, "outcome", "success") in _ERROR_OUTCOMES,
+            empty=_content_is_empty(part.content),
+        )
+    if kind == "retry-prompt":
+        if part.tool_name is not None:
+            # A tool-bound retry prompt is the result of that call (sent as is_error).
+            return Block(
+                "result",
+                part,
+                id=part.tool_call_id,
+                name=part.tool_name,
+                is_error=True,
+                empty=_content_is_empty(part.content),
+            )
+        return Block("text", part, text=part.model_response())
+    if kind == "user-prompt":
+        return _user_prompt_block(part)
+    if kind in ("tool-call", "builtin-tool-call", "builtin-tool-return"):
+        raise InvalidHistory(
+            f"a ModelRequest holds a {type(part).__name__}, which belongs in a ModelResponse",
+            index,
+        )
+    if kind is None:
+        raise InvalidHistory(f"{type(part).__name__} is not a pydantic-ai message part", index)
+    # System prompts, retry feedback, compaction summaries and bookkeeping parts: not
+    # part of pairing, kept where they are.
+    return Block("other", part, sub=str(kind))
+
+
+def _response_block(part: Any, index: int) -> Block:
+    kind = getattr(part, "part_kind", None)
+    if kind == "tool-call":
+        return Block("call", part, id=part.tool_call_id, name=part.tool_name)
+    if kind == "text":
+        return Block("text", part, text=part.content)
+    if kind == "thinking":
+        return Block("thinking", part)
+    if kind == "builtin-tool-call":
+        return Block("server_call", part, id=part.tool_call_id, name=part.tool_name, sub=kind)
+    if kind == "builtin-tool-return":
+        return Block("server_result", part, id=part.tool_call_id, name=part.tool_name, sub=kind)
+    if kind in ("tool-return", "retry-prompt", "user-prompt", "system-prompt"):
+        raise InvalidHistory(
+            f"a ModelResponse holds a {type(part).__name__}, which belongs in a ModelRequest",
+            index,
+        )
+    if kind is None:
+        raise InvalidHistory(f"{type(part).__name__} is not a pydantic-ai message part", index)
+    return Block("other", part, sub=str(kind))
+
+
+class PydanticAICodec:
+    """Reads and writes ``list[ModelMessage]``.
+
+    One instance may serve any number of histories; `decode` also remembers each call
+    part's response timestamp so a synthesized return can reuse it, as pydantic-ai's own
+    repair does, which keeps repeated repairs byte-identical (prompt caches stay warm).
+    """
+
+    name = "pydantic-ai"
+    shape = "blocks"
+
+    def __init__(self) -> None:
+        self._call_times: dict[int, datetime] = {}
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
+            raise InvalidHistory(
+                f"a pydantic-ai history is a list of ModelMessage, got {type(messages).__name__}"
+            )
+        # Only the calls of the history being decoded matter to make_result/with_id.
+        self._call_times = {}
+        out: list[Message] = []
+        for i, msg in enumerate(messages):
+            parts = getattr(msg, "parts", None)
+            if not isinstance(parts, Sequence) or isinstance(parts, str):
+                raise InvalidHistory(
+                    f"expected a ModelRequest or ModelResponse, got {type(msg).__name__}", i
+                )
+            if isinstance(msg, ModelRequest):
+                out.append(Message("user", [_request_block(p, i) for p in parts], msg, i))
+            elif isinstance(msg, ModelResponse):
+                blocks = [_response_block(p, i) for p in parts]
+                for b in blocks:
+                    if b.kind == "call":
+                        self._call_times[id(b.native)] = msg.timestamp
+                out.append(Message("assistant", blocks, msg, i))
+            else:
+                raise InvalidHistory(
+                    f"expected a ModelRequest or ModelResponse, got {type(msg).__name__}", i
+                )
+        return out
+
+    def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
+        parts = [b.native for b in blocks]
+        native = template.native if template is not None else None
+        if role == "assistant":
+            if isinstance(native, ModelResponse):
+                return dataclasses.replace(native, parts=parts)
+            return ModelResponse(parts=parts)
+        if isinstance(native, ModelRequest):
+            return dataclasses.replace(native, parts=parts)
+        return ModelRequest(parts=parts)
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        kwargs: dict[str, Any] = {
+            "tool_name": call.name or "",
+            "content": text,
+            "tool_call_id": call.id or "",
+        }
+        tool_kind = getattr(call.native, "tool_kind", None)
+        if "tool_kind" in _RETURN_FIELDS and tool_kind is not None:
+            kwargs["tool_kind"] = tool_kind
+        if "metadata" in _RETURN_FIELDS:
+            kwargs["metadata"] = {PYDANTIC_AI_SYNTHETIC_KEY: True, TOOLPAIR_SYNTHETIC_KEY: True}
+        if "outcome" in _RETURN_FIELDS:
+            # "failed" is on pydantic-ai's error channel (is_error on the wire);
+            # "interrupted" is its word for a call that never produced a result.
+            kwargs["outcome"] = "failed" if is_error else "interrupted"
+        when = self._call_times.get(id(call.native))
+        if when is not None:
+            kwargs["timestamp"] = when
+        native = ToolReturnPart(**kwargs)
+        return Block(
+            "result",
+            native,
+            id=call.id,
+            name=call.name,
+            # Pre-outcome 1.x versions have no error channel for a ToolReturnPart.
+            is_error=is_error and "outcome" in _RETURN_FIELDS,
+            synthetic=True,
+        )
+
+    def make_text(self, text: str, role: Role) -> Block:
+        if role == "assistant":
+            return Block("text", TextPart(content=text), text=text)
+        return Block("text", UserPromptPart(content=text), text=text)
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        native = dataclasses.replace(block.native, tool_call_id=new_id)
+        if block.kind == "call":
+            when = self._call_times.get(id(block.native))
+            if when is not None:
+                self._call_times[id(native)] = when
+        return dataclasses.replace(block, native=native, id=new_id)
+
+    def result_as_text(self, block: Block) -> Block:
+        part = block.native
+        render = getattr(part, "model_response_str", None)
+        content = render() if callable(render) else _stringify(getattr(part, "content", None))
+        return self.make_text(_ORPHAN_TEXT.format(id=block.id, content=content), "user")
+
+    # Optional editing methods the core's compaction (clear_tool_results) uses.
+
+    def content_of(self, block: Block) -> Any:
+        """A result's content as pydantic-ai stores it."""
+        return getattr(block.native, "content", None)
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A copy of a result whose content is the plain text ``text``."""
+        native = dataclasses.replace(block.native, content=text)
+        return dataclasses.replace(block, native=native, empty=not text.strip())
+
+    def without_input(self, block: Block) -> Block:
+        """A copy of a call with empty arguments (the same block if already empty)."""
+        if block.native.args in (None, {}, "", "{}"):
+            return block
+        return dataclasses.replace(block, native=dataclasses.replace(block.native, args={}))

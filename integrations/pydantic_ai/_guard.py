@@ -1,0 +1,62 @@
+"""Request-only repair: what goes to the model is repaired, the run's history is not."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai import RunContext
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import ModelMessage, ModelResponse
+
+from toolpair import Policy, Repaired
+
+from ._processors import repair_for_request
+from ._provider import provider_for
+
+#: 2.x runs ``prepare_model_request`` once per attempt with the model that will serve
+#: it; 1.x has no such hook, and there ``wrap_model_request`` is the last point before
+#: the model class sees the messages.
+_HAS_PREPARE = hasattr(AbstractCapability, "prepare_model_request")
+
+
+@dataclass
+class RepairGuard(AbstractCapability[Any]):
+    """Repairs the messages of each model request for the model that serves it, and
+    writes nothing back: the run's stored history (``result.all_messages()``) keeps
+    exactly what it had. ``Agent(capabilities=[RepairGuard()])``.
+
+    With a `FallbackModel` each attempt is repaired for the model actually tried.
+    """
+
+    provider: str | None = None
+    policy: Policy | None = None
+    on_repair: Callable[[Repaired], None] | None = None
+
+    def _repair(self, model: Any, messages: Sequence[ModelMessage]) -> list[ModelMessage] | None:
+        repaired = repair_for_request(
+            messages, self.provider or provider_for(model), policy=self.policy
+        )
+        if not repaired.fixes:
+            return None
+        if self.on_repair is not None:
+            self.on_repair(repaired)
+        return list(repaired.messages)
+
+    async def prepare_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:
+        fixed = self._repair(request_context.model, request_context.messages)
+        if fixed is not None:
+            request_context.messages = fixed
+        return request_context
+
+    async def wrap_model_request(
+        self, ctx: RunContext[Any], *, request_context: Any, handler: Any
+    ) -> ModelResponse:
+        if not _HAS_PREPARE:
+            fixed = self._repair(request_context.model, request_context.messages)
+            if fixed is not None:
+                request_context = dataclasses.replace(request_context, messages=fixed)
+        response: ModelResponse = await handler(request_context)
+        return response

@@ -1,0 +1,100 @@
+"""Property tests over generated histories in every wire format, for every provider.
+
+The default run keeps the example count modest; `tox -e fuzz` sets TOOLPAIR_FUZZ to the
+number of examples per provider and TOOLPAIR_FUZZ_SAVE to a folder where the shrunk
+failing example of each failure is written, to be replayed by `test_saved_regressions`.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gen import FORMATS, PROVIDERS, defective, outputs, render, simple_problems, texts
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.control import current_build_context
+
+import toolpair
+
+EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "60"))
+SAVE = os.environ.get("TOOLPAIR_FUZZ_SAVE")
+REGRESSIONS = Path(__file__).parent / "regressions"
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+DROPS = ("duplicate_result_dropped", "orphan_result_dropped")
+
+
+def check_properties(history: list[Any], fmt: str, provider: str) -> None:
+    before = copy.deepcopy(history)
+    r = toolpair.repair(history, provider, format=fmt)
+    out = r.messages
+    # 3. the input is unchanged, and nothing is rebuilt that did not change
+    assert history == before
+    input_ids = {id(m) for m in history}
+    for o in out:
+        if id(o) not in input_ids:
+            assert not any(o == m for m in history), f"rebuilt an untouched message: {o}"
+    # 1. valid for the provider, and the simple checker agrees
+    left = toolpair.validate(out, provider, format=fmt)
+    assert left == [], [str(v) for v in left]
+    assert simple_problems(out, fmt, provider) == []
+    # 2. idempotent
+    again = toolpair.repair(out, provider, format=fmt)
+    assert again.fixes == []
+    assert all(a is b for a, b in zip(again.messages, out, strict=True))
+    # 4. nothing real is lost: every text in order, every real result unless reported
+    assert texts(out) == texts(history)
+    lost = Counter(outputs(history)) - Counter(outputs(out))
+    assert not Counter(outputs(out)) - Counter(outputs(history))
+    assert sum(lost.values()) <= sum(f.kind in DROPS for f in r.fixes)
+
+
+def _save(history: list[Any], fmt: str, provider: str) -> None:
+    if not SAVE or not current_build_context().is_final:
+        return
+    blob = json.dumps({"format": fmt, "provider": provider, "history": history}, indent=1)
+    name = hashlib.sha256(blob.encode()).hexdigest()[:12]
+    Path(SAVE).mkdir(parents=True, exist_ok=True)
+    (Path(SAVE) / f"{name}.json").write_text(blob)
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@FUZZ
+@given(case=defective(), fmt=st.sampled_from(FORMATS), gemini_ids=st.booleans())
+def test_repair_properties(provider: str, case: Any, fmt: str, gemini_ids: bool) -> None:
+    abstract, _defects = case
+    history = render(abstract, fmt, gemini_ids)
+    try:
+        check_properties(history, fmt, provider)
+    except AssertionError:
+        _save(history, fmt, provider)
+        raise
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@FUZZ
+@given(case=defective(), fmt=st.sampled_from(FORMATS))
+def test_valid_histories_come_back_unchanged(provider: str, case: Any, fmt: str) -> None:
+    # 6. validate and repair agree: no violations means the very same messages back.
+    history = render(case[0], fmt)
+    if toolpair.validate(history, provider, format=fmt):
+        history = toolpair.repair(history, provider, format=fmt).messages
+    r = toolpair.repair(history, provider, format=fmt)
+    assert r.fixes == []
+    assert all(a is b for a, b in zip(r.messages, history, strict=True))
+
+
+@pytest.mark.parametrize("path", sorted(REGRESSIONS.glob("*.json")), ids=lambda p: p.stem)
+def test_saved_regressions(path: Path) -> None:
+    case = json.loads(path.read_text())
+    check_properties(case["history"], case["format"], case["provider"])

@@ -1,0 +1,185 @@
+"""Real pydantic-ai model classes on a mock transport that records each request body.
+
+The SDKs are built on httpx (anthropic < 1) or httpx2 (anthropic 2.x, openai 3.x); each
+transport is taken from the module the SDK itself imports, so the client type checks
+pass on every pinned version.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai.models.anthropic import AnthropicModel
+from pydantic_ai.models.bedrock import BedrockConverseModel
+from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
+from pydantic_ai.providers.anthropic import AnthropicProvider
+from pydantic_ai.providers.bedrock import BedrockProvider
+from pydantic_ai.providers.openai import OpenAIProvider
+
+
+def _http_lib(sdk: str) -> Any:
+    base = importlib.import_module(f"{sdk}._base_client")
+    return getattr(base, "httpx2", None) or base.httpx
+
+
+@dataclass
+class Capture:
+    """Every request body a mock transport received, in order."""
+
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def last(self) -> dict[str, Any]:
+        assert self.bodies, "no request reached the transport"
+        return self.bodies[-1]
+
+
+def _anthropic_reply(body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+
+
+def _chat_reply(body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body["model"],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "ok"},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def _responses_reply(body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 0,
+        "status": "completed",
+        "model": body["model"],
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_1",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": "ok", "annotations": []}],
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": 1,
+            "output_tokens": 1,
+            "total_tokens": 2,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+        # openai 3.x's Response has no such field but pydantic-ai 2.x reads it.
+        "prompt_cache_diagnostics": None,
+    }
+
+
+def _client(sdk: str, capture: Capture, reply: Any) -> Any:
+    lib = _http_lib(sdk)
+
+    def handler(request: Any) -> Any:
+        body = json.loads(request.content)
+        capture.bodies.append(body)
+        return lib.Response(200, json=reply(body))
+
+    return lib.AsyncClient(transport=lib.MockTransport(handler))
+
+
+def anthropic_model(capture: Capture) -> AnthropicModel:
+    from anthropic import AsyncAnthropic
+
+    http_client = _client("anthropic", capture, _anthropic_reply)
+    client = AsyncAnthropic(api_key="test", http_client=http_client)
+    # A small max_tokens keeps the SDK from insisting on streaming.
+    return AnthropicModel(
+        "claude-sonnet-4-5",
+        provider=AnthropicProvider(anthropic_client=client),
+        settings={"max_tokens": 1024},
+    )
+
+
+def openai_chat_model(capture: Capture) -> OpenAIChatModel:
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(api_key="test", http_client=_client("openai", capture, _chat_reply))
+    return OpenAIChatModel("gpt-4o", provider=OpenAIProvider(openai_client=client))
+
+
+def openai_responses_model(capture: Capture) -> OpenAIResponsesModel:
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(api_key="test", http_client=_client("openai", capture, _responses_reply))
+    return OpenAIResponsesModel("gpt-4o", provider=OpenAIProvider(openai_client=client))
+
+
+class _RawBody:
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+
+    def stream(self, **_: Any) -> Any:
+        yield self._data
+
+    def read(self, *_: Any, **__: Any) -> bytes:
+        return self._data
+
+
+def bedrock_model(capture: Capture) -> BedrockConverseModel:
+    import boto3
+    from botocore.awsrequest import AWSResponse
+
+    client = boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
+
+    def before_send(request: Any, **_: Any) -> Any:
+        capture.bodies.append(json.loads(request.body))
+        reply = {
+            "output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
+            "stopReason": "end_turn",
+            "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+            "metrics": {"latencyMs": 1},
+        }
+        raw = _RawBody(json.dumps(reply).encode())
+        return AWSResponse(request.url, 200, {"content-type": "application/json"}, raw)
+
+    client.meta.events.register("before-send.bedrock-runtime.Converse", before_send)
+    return BedrockConverseModel(
+        "anthropic.claude-3-5-sonnet-20240620-v1:0",
+        provider=BedrockProvider(bedrock_client=client),
+    )
+
+
+#: provider name -> factory, for the providers whose wire this suite captures.
+WIRE_MODELS = {
+    "anthropic": anthropic_model,
+    "openai": openai_chat_model,
+    "openai-responses": openai_responses_model,
+    "bedrock": bedrock_model,
+}
