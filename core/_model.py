@@ -164,6 +164,8 @@ class Policy:
         forbids a user turn right after results (Bedrock, Mistral).
     user_bridge_text: the text of a user turn inserted where a provider needs the
         history to start with a user turn (Bedrock, Gemini).
+    empty_error_text: the content given to an error result that has none (Anthropic
+        and Bedrock reject an empty one).
     bound_thinking: ``"keep"`` thinking blocks after an edited message and report the
         prefix-binding risk (H4), or ``"strip"`` every thinking block from the first
         edited message on, so that no remaining block has an edited prefix.
@@ -176,6 +178,7 @@ class Policy:
     bridge_text: str = "Understood."
     user_bridge_text: str = "(conversation continues)"
     bound_thinking: Literal["keep", "strip"] = "keep"
+    empty_error_text: str = "The tool failed without any output."
 
 
 @dataclass(slots=True)

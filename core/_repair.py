@@ -303,7 +303,19 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
     chosen: list[tuple[Block, Block | None]] = []  # (result as sent, original result)
     for c in calls:
         if c.result is not None:
-            chosen.append((st.r(c.result), c.result))
+            res = st.r(c.result)
+            fill = getattr(codec, "with_content", None)
+            if res.is_error and res.empty and fill is not None:
+                # A9/B7: an error result may not be empty.
+                res = fill(res, policy.empty_error_text)
+                st.renamed[id(c.result)] = res
+                st.fix(
+                    "error_result_filled",
+                    c.result_msg,
+                    [res.id or res.name],
+                    "an error result may not be empty",
+                )
+            chosen.append((res, c.result))
         elif not (last and policy.trailing == "keep"):
             call = st.r(c.block)
             chosen.append((codec.make_result(call, policy.placeholder, is_error=True), None))
@@ -450,52 +462,70 @@ def _drop_empty(st: _State, out: list[Out]) -> list[Out]:
 
 
 def _alternate(st: _State, out: list[Out]) -> list[Out]:
-    """Bedrock rejects consecutive turns of one role: merge them, or bridge a result
-    turn and the user content after it."""
+    """Bedrock and Gemini reject consecutive turns of one role: merge them, or
+    (Bedrock) bridge a result turn and the user content after it. System messages do
+    not count: those providers take them out of the message list."""
     res: list[Out] = []
+    last = -1  # the last non-system message in res
     for o in out:
-        prev = res[-1] if res else None
-        if prev is None or prev.role != o.role or o.role == "system":
+        prev = res[last] if last >= 0 else None
+        if o.role == "system" or prev is None or prev.role != o.role or o.role == "tool":
             res.append(o)
+            if o.role != "system":
+                last = len(res) - 1
             continue
-        if o.role == "user" and any(b.kind == "result" for b in prev.blocks + o.blocks):
+        idx = o.template.index if o.template else -1
+        results = any(b.kind == "result" for b in prev.blocks + o.blocks)
+        if o.role == "user" and results and st.profile.results_only:
             res.append(_bridge(st))
             res.append(o)
-            idx = o.template.index if o.template else -1
+            last = len(res) - 1
             st.fix(
                 "bridge_inserted", idx, [], "an assistant turn keeps user and assistant alternating"
             )
             continue
         if not o.blocks or not prev.blocks:
-            res[-1] = o if o.blocks else prev  # merging into an empty turn changes nothing
+            merged = o if o.blocks else prev  # merging into an empty turn changes nothing
         else:
             blocks = prev.blocks + o.blocks
             if o.role == "assistant":
                 blocks = _reorder_assistant(blocks)
-            res[-1] = Out(prev.role, blocks, prev.template)
-        idx = o.template.index if o.template else -1
+            merged = Out(prev.role, blocks, prev.template)
+        # The merged turn takes the later place, so system messages between the two
+        # stay before it and never end the history (Mistral M5).
+        del res[last]
+        res.append(merged)
+        last = len(res) - 1
         st.fix("turns_merged", idx, [], f"consecutive {o.role} turns merged")
     return res
 
 
 def _chat_bridges(st: _State, out: list[Out]) -> list[Out]:
     """Mistral (M4) allows only an assistant or tool message after a tool message, and
-    no system message after an assistant one: bridge both. Bedrock needs the first."""
+    a system message only after a user or system one. Tool then user gets an assistant
+    bridge; a system message after an assistant or tool message moves back to just
+    after the last user message (forward would end the history on it when that user
+    message is the last, M5). Bedrock needs only the first, for user messages: it takes
+    system messages out of the list."""
+    strict = st.profile.system_after_user_only
     res: list[Out] = []
+    prev = ""  # the role the provider sees last
+    anchor = 0  # where a system message may go: after the last user or system message
     for o in out:
         idx = o.template.index if o.template else -1
-        if res and res[-1].role == "tool" and o.role not in ("tool", "assistant"):
+        if strict and o.role == "system" and prev in ("assistant", "tool"):
+            res.insert(anchor, o)
+            anchor += 1
+            st.fix("system_moved", idx, [], "a system message may only follow a user turn")
+            continue
+        if prev == "tool" and o.role not in ("tool", "assistant") and (strict or o.role == "user"):
             res.append(_bridge(st))
             st.fix("bridge_inserted", idx, [], "an assistant turn between the results and the user")
-        if (
-            st.profile.system_after_user_only
-            and res
-            and res[-1].role == "assistant"
-            and (o.role == "system")
-        ):
-            res.append(Out("user", [st.codec.make_text(st.policy.user_bridge_text, "user")], None))
-            st.fix("user_turn_inserted", idx, [], "a system message may only follow a user turn")
         res.append(o)
+        if o.role in ("user", "system"):
+            anchor = len(res)
+        if strict or o.role != "system":
+            prev = o.role
     return res
 
 
@@ -647,7 +677,7 @@ def run(
     st = _State(msgs, codec, profile, policy, keep_orphans)
     out = layout(st)
     out = _drop_empty(st, out)
-    if codec.shape == "blocks" and profile.strict_alternation:
+    if codec.shape != "items" and profile.strict_alternation:
         out = _alternate(st, out)
     if codec.shape != "blocks" and profile.bridge_after_results:
         out = _chat_bridges(st, out)

@@ -17,8 +17,8 @@ from toolpair._model import Block, Message
 
 #: ``all``: consecutive turns of one role merge (Anthropic merges them server side).
 #: ``tool``: only results sent as separate ``tool`` messages merge (how formatters for
-#: Bedrock and Gemini batch them), plus same-role non-tool messages of a chat-shaped
-#: framework history; native turns never merge.
+#: Bedrock and Gemini batch them); other turns never merge, since not every formatter
+#: merges them (agno's Bedrock formatter does not).
 Merge = Literal["all", "tool"]
 
 
@@ -57,7 +57,8 @@ def turns(messages: Sequence[Message], merge: Merge, shape: str) -> list[Turn]:
             and (
                 merge == "all"
                 or (from_tool and prev.from_tool)
-                or (shape != "blocks" and not from_tool and not prev.from_tool)
+                # Responses items are fragments of turns: converters join them.
+                or (shape == "items" and not from_tool and not prev.from_tool)
             )
         ):
             turn = prev

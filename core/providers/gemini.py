@@ -33,6 +33,9 @@ class Gemini(Profile):
     name = "gemini"
     first_not_call = True
     drop_empty = True
+    # Consecutive turns of one role are rejected in practice (reference §9): merging
+    # them is what makes a call turn follow a user turn again (G3).
+    strict_alternation = True
     # Ids are optional (G7); names follow [a-zA-Z0-9_-]{1,64}, ids are kept within it.
     id_max = 64
 

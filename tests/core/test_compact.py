@@ -654,7 +654,7 @@ def test_prune_tool_calls_before_last_messages(fmt: str) -> None:
     assert sum(f.kind == "pair_pruned" for f in r.fixes) == 3
     for p in toolpair.PROVIDERS:
         if not toolpair.validate(h, p, format=fmt):
-            if p not in ("bedrock", "portable"):  # turns left adjacent: provider= merges
+            if p not in ("bedrock", "gemini", "portable"):  # adjacent turns: provider= merges
                 assert toolpair.validate(r.messages, p, format=fmt) == [], p
             rp = toolpair.prune(h, tool_calls="before-last-2-messages", provider=p, format=fmt)
             assert toolpair.validate(rp.messages, p, format=fmt) == [], p

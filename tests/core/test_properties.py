@@ -53,7 +53,12 @@ def check_properties(history: list[Any], fmt: str, provider: str) -> None:
     assert again.fixes == []
     assert all(a is b for a, b in zip(again.messages, out, strict=True))
     # 4. nothing real is lost: every text in order, every real result unless reported
-    assert texts(out) == texts(history)
+    # System messages ("rule N") may move behind a user message (Mistral M4, or a merge
+    # for Bedrock): they must all be there; every other text keeps its order.
+    assert [t for t in texts(out) if not t.startswith("rule")] == [
+        t for t in texts(history) if not t.startswith("rule")
+    ]
+    assert Counter(texts(out)) == Counter(texts(history))
     lost = Counter(outputs(history)) - Counter(outputs(out))
     assert not Counter(outputs(out)) - Counter(outputs(history))
     assert sum(lost.values()) <= sum(f.kind in DROPS for f in r.fixes)

@@ -1,0 +1,485 @@
+"""toolpair benchmarks: one Markdown table of ratios, all measured in this process.
+
+    python bench/run.py            # the full table (a few minutes on two cores)
+    python bench/run.py --quick    # fewer repeats, smaller scaling run (a smoke test)
+    python bench/run.py --llamaindex-python PATH   # LlamaIndex rows in another venv
+
+llama-index-llms-anthropic needs anthropic<1 while pydantic-ai needs anthropic>=1, so
+the LlamaIndex rows can run in a second interpreter (``tox -e bench`` makes one); each
+ratio is still measured within one process.
+
+Every figure is a ratio of two medians of repeated ``time.perf_counter`` runs, the two
+sides interleaved so that load from elsewhere on the machine hits both alike. A figure
+whose framework (or litellm) is not installed prints "n/a". Histories come from
+bench/histories.py: seeded, with fixed content sizes. The cyclic garbage collector stays
+on (collected before each run): its passes over a large heap are a real cost of
+allocating per message, and most of what makes time per message grow with size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import logging
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# litellm fetches a model price map at import unless told to use its local copy.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import histories as H
+
+import toolpair
+
+# One aggregated warning per repair is part of repair's cost; send it nowhere.
+_log = logging.getLogger("toolpair")
+_log.addHandler(logging.NullHandler())
+_log.propagate = False
+
+
+def progress(text: str, _start: float = time.perf_counter()) -> None:
+    print(f"[{time.perf_counter() - _start:6.1f}s] {text}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class Row:
+    figure: str
+    sizes: str
+    value: float | None
+    target: str
+    reference: str = ""
+    note: str = ""
+
+    def verdict(self) -> str:
+        if self.value is None:
+            return "n/a"
+        if not self.target.startswith("<="):
+            return "-"
+        return "pass" if self.value <= float(self.target[2:]) else "FAIL"
+
+
+def _times(fn: Callable[[], Any], number: int) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - start) / number
+
+
+def ratio(a: Callable[[], Any], b: Callable[[], Any], repeats: int, number: int = 1) -> float:
+    """median(time of a) / median(time of b), the runs interleaved, after one warm-up."""
+    a()
+    b()
+    ta, tb = [], []
+    for _ in range(repeats):
+        ta.append(_times(a, number))
+        tb.append(_times(b, number))
+    return statistics.median(ta) / statistics.median(tb)
+
+
+def median_time(fn: Callable[[], Any], repeats: int, number: int = 1) -> float:
+    fn()
+    return statistics.median(_times(fn, number) for _ in range(repeats))
+
+
+def deep_size(obj: Any, seen: set[int] | None = None) -> int:
+    """Bytes held by a JSON-like object graph, each object counted once."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)
+    if isinstance(obj, dict):
+        size += sum(deep_size(k, seen) + deep_size(v, seen) for k, v in obj.items())
+    elif isinstance(obj, list | tuple):
+        size += sum(deep_size(v, seen) for v in obj)
+    return size
+
+
+def dumps(history: Any) -> Callable[[], Any]:
+    return lambda: json.dumps(history)
+
+
+def _repair(history: Any, fmt: str, provider: str | None = None) -> Callable[[], Any]:
+    return lambda: toolpair.repair(history, provider or fmt, format=fmt)
+
+
+def _size(n: int) -> str:
+    return f"{n / 1000:g}k" if n >= 1000 else str(n)
+
+
+# litellm ---------------------------------------------------------------------------
+
+
+def litellm_reference(fmt: str, evs: list[H.Event], repeats: int) -> str:
+    """litellm's tool-call sanitiser (modify_params=True) on the same broken
+    conversation, as a ratio to json.dumps of its own (OpenAI-format) input."""
+    if fmt not in ("anthropic", "openai", "mistral"):
+        return "n/a"
+    try:
+        import litellm
+        from litellm.litellm_core_utils.prompt_templates import factory
+    except Exception:
+        return "n/a"
+    litellm.modify_params = True
+    logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+    chat = H.render(H.WIRE["mistral" if fmt == "mistral" else "openai"], evs)
+    before = json.dumps(chat)
+    if fmt == "anthropic":
+
+        def run() -> Any:
+            return factory.anthropic_messages_pt(
+                chat, model="claude-sonnet-4-5", llm_provider="anthropic"
+            )
+
+        label = "anthropic_messages_pt"
+    else:
+
+        def run() -> Any:
+            return factory.sanitize_messages_for_tool_calling(chat)
+
+        label = "sanitize_messages_for_tool_calling"
+    try:
+        value = ratio(run, dumps(chat), repeats)
+    except Exception as e:
+        return f"error: {type(e).__name__}"
+    if json.dumps(chat) != before:
+        return f"{value:.2f} ({label}, mutates its input)"
+    return f"{value:.2f} ({label})"
+
+
+# frameworks ------------------------------------------------------------------------
+
+
+def _lc_formatter() -> Callable[[list[Any]], Any]:
+    from langchain_anthropic import ChatAnthropic
+
+    model = ChatAnthropic(model="claude-sonnet-4-5", api_key="bench", max_tokens=1024)
+    return lambda msgs: model._get_request_payload(msgs)
+
+
+def _lc_repair() -> Callable[[list[Any]], Any]:
+    from toolpair.integrations.langchain import repair_messages
+
+    return lambda msgs: repair_messages(msgs, "anthropic")
+
+
+def _pai_formatter() -> Callable[[list[Any]], Any]:
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.models.anthropic import AnthropicModel
+    from pydantic_ai.providers.anthropic import AnthropicProvider
+
+    model = AnthropicModel("claude-sonnet-4-5", provider=AnthropicProvider(api_key="bench"))
+    params = ModelRequestParameters()
+    loop = asyncio.new_event_loop()
+    return lambda msgs: loop.run_until_complete(model._map_message(msgs, params, {}))
+
+
+def _pai_repair() -> Callable[[list[Any]], Any]:
+    from toolpair.integrations.pydantic_ai import repair
+
+    return lambda msgs: repair(msgs, "anthropic")
+
+
+def _agno_formatter() -> Callable[[list[Any]], Any]:
+    from agno.utils.models.claude import format_messages
+
+    return lambda msgs: format_messages(msgs)
+
+
+def _agno_repair() -> Callable[[list[Any]], Any]:
+    from toolpair.integrations.agno import repair_messages
+
+    return lambda msgs: repair_messages(msgs, "anthropic")
+
+
+def _li_formatter() -> Callable[[list[Any]], Any]:
+    from llama_index.llms.anthropic.utils import messages_to_anthropic_messages
+
+    return lambda msgs: messages_to_anthropic_messages(msgs, model="claude-sonnet-4-5")
+
+
+def _li_repair() -> Callable[[list[Any]], Any]:
+    from toolpair.integrations.llamaindex import repair_messages
+
+    return lambda msgs: repair_messages(msgs, "anthropic")
+
+
+FRAMEWORK_BENCH: dict[str, tuple[str, Callable[[], Any], Callable[[], Any]]] = {
+    "langchain": ("ChatAnthropic._get_request_payload", _lc_formatter, _lc_repair),
+    "pydantic-ai": ("AnthropicModel._map_message", _pai_formatter, _pai_repair),
+    "agno": ("agno.utils.models.claude.format_messages", _agno_formatter, _agno_repair),
+    "llamaindex": ("messages_to_anthropic_messages", _li_formatter, _li_repair),
+}
+
+
+def framework_rows(n: int, repeats: int, only: str | None = None) -> list[Row]:
+    rows = []
+    for name, (label, formatter, repairer) in FRAMEWORK_BENCH.items():
+        if only is not None and name != only:
+            continue
+        progress(f"framework {name}")
+        for defects in (False, True):
+            kind = "1% defects" if defects else "valid"
+            figure = f"{name}: toolpair repair ({kind}) / {label}"
+            target = "reported" if defects else "<= 0.5"
+            try:
+                fmt, rep = formatter(), repairer()
+                msgs = H.framework(name, n, defects=defects)
+            except Exception as e:
+                note = f"{type(e).__name__}: {e}".splitlines()[0][:80]
+                rows.append(Row(figure, _size(n), None, target, note=note))
+                continue
+            try:
+                value = ratio(partial(rep, msgs), partial(fmt, msgs), repeats)
+                rows.append(Row(figure, f"{len(msgs)} messages", value, target))
+            except Exception as e:
+                note = f"{type(e).__name__}: {e}".splitlines()[0][:80]
+                if name == "llamaindex":
+                    note += " (needs anthropic<1: see --llamaindex-python)"
+                rows.append(Row(figure, f"{len(msgs)} messages", None, target, note=note))
+    return rows
+
+
+def framework_elsewhere(name: str, python: str, n: int, repeats: int) -> list[Row]:
+    """The rows of one framework, measured by ``python`` running this script."""
+    cmd = [python, os.path.abspath(__file__), "--framework-json", name, "--repeats", str(repeats)]
+    progress(f"framework {name} in {python}")
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        note = (done.stderr.strip().splitlines() or ["failed"])[-1][:80]
+        return [Row(f"{name}: toolpair repair", _size(n), None, "<= 0.5", note=note)]
+    return [Row(**row) for row in json.loads(done.stdout)]
+
+
+def trim_row(n: int, repeats: int) -> Row:
+    figure = "toolpair langchain trim_messages / langchain_core trim_messages"
+    try:
+        from langchain_core.messages import trim_messages as lc_trim
+        from langchain_core.messages.utils import count_tokens_approximately
+
+        from toolpair.integrations.langchain import trim_messages as tp_trim
+
+        msgs = H.framework("langchain", n)
+    except Exception as e:
+        return Row(figure, _size(n), None, "<= 0.33", note=f"{type(e).__name__}: {e}"[:80])
+    budget = count_tokens_approximately(msgs) // 2
+    kw: dict[str, Any] = {
+        "max_tokens": budget,
+        "token_counter": "approximate",
+        "strategy": "last",
+    }
+    progress("trim_messages")
+    value = ratio(lambda: tp_trim(msgs, **kw), lambda: lc_trim(msgs, **kw), repeats)
+    sizes = f"{len(msgs)} messages, approximate counter, strategy last, max_tokens {budget}"
+    return Row(figure, sizes, value, "<= 0.33")
+
+
+# the table -------------------------------------------------------------------------
+
+
+def wire_rows(n: int, repeats: int) -> list[Row]:
+    rows = []
+    progress("wire formats")
+    valid = H.wire("anthropic", n)
+    sizes = f"{len(valid)} messages, {len(json.dumps(valid)) / 1e6:.1f} MB JSON"
+    if toolpair.validate(valid, "anthropic"):
+        raise SystemExit("bench: the generated Anthropic history is not valid")
+    rows.append(
+        Row(
+            "validate, valid Anthropic history / json.dumps",
+            sizes,
+            ratio(lambda: toolpair.validate(valid, "anthropic"), dumps(valid), repeats),
+            "<= 0.10",
+        )
+    )
+    rows.append(
+        Row(
+            "repair, valid Anthropic history (no-op) / json.dumps",
+            sizes,
+            ratio(_repair(valid, "anthropic"), dumps(valid), repeats),
+            "<= 0.10",
+        )
+    )
+    for fmt, render_one in H.WIRE.items():
+        progress(f"repair, 1% defects, {fmt}")
+        evs = H.with_defects(H.take(render_one, n), max(1, n // 100))
+        broken = H.render(render_one, evs)
+        before = toolpair.validate(broken, fmt, format=fmt)
+        result = toolpair.repair(broken, fmt, format=fmt)
+        left = len(result.unrepaired)
+        note = f"{len(before)} violations before, {len(result.fixes) - left} fixes"
+        if left:
+            note += f", {left} left unrepaired"
+        rows.append(
+            Row(
+                f"repair, 1% defects, {fmt} / json.dumps",
+                f"{len(broken)} messages, {len(json.dumps(broken)) / 1e6:.1f} MB JSON",
+                ratio(_repair(broken, fmt), dumps(broken), repeats),
+                "<= 0.5" if fmt == "anthropic" else "reported",
+                reference=litellm_reference(fmt, evs, repeats),
+                note=note,
+            )
+        )
+    return rows
+
+
+def scaling_rows(small: int, big: int, repeats: int) -> list[Row]:
+    rows = []
+    cases: list[tuple[str, Callable[[list[Any]], Any], bool, str]] = [
+        (
+            "repair, 1% defects",
+            lambda h: toolpair.repair(h, "anthropic", format="anthropic"),
+            True,
+            "<= 1.3",
+        ),
+        ("validate, valid", lambda h: toolpair.validate(h, "anthropic"), False, "reported"),
+    ]
+    for label, op, defects, target in cases:
+        progress(f"scaling, {label}")
+        hs = H.wire("anthropic", small, defects=defects)
+        hb = H.wire("anthropic", big, defects=defects)
+        per_small = median_time(partial(op, hs), repeats * 3, number=5) / len(hs)
+        per_big = median_time(partial(op, hb), max(3, repeats // 2)) / len(hb)
+        del hb
+        H.wire.cache_clear()
+        rows.append(
+            Row(
+                f"scaling, {label}: time per message at {_size(big)} / at {_size(small)}",
+                f"{_size(small)} and {_size(big)} Anthropic messages",
+                per_big / per_small,
+                target,
+            )
+        )
+    return rows
+
+
+def floor_row(n: int, repeats: int) -> Row:
+    valid = H.wire("anthropic", n)
+
+    def bare() -> int:
+        count = 0
+        for m in valid:
+            content = m["content"]
+            if isinstance(content, str):
+                count += 1
+                continue
+            for b in content:
+                if b["type"] == "tool_use":
+                    count += 1
+        return count
+
+    return Row(
+        "validate / bare loop touching every block's type once",
+        f"{len(valid)} Anthropic messages",
+        ratio(lambda: toolpair.validate(valid, "anthropic"), bare, repeats),
+        "<= 3",
+    )
+
+
+def memory_row(n: int) -> Row:
+    valid = H.wire("anthropic", n)
+    size = deep_size(valid)
+    gc.collect()
+    tracemalloc.start()
+    base, _ = tracemalloc.get_traced_memory()
+    tracemalloc.reset_peak()
+    result = toolpair.repair(valid, "anthropic")
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    del result
+    return Row(
+        "peak extra memory of repair (no-op, tracemalloc) / size of the input",
+        f"{len(valid)} Anthropic messages, {size / 1e6:.1f} MB in memory",
+        (peak - base) / size,
+        "<= 0.1",
+    )
+
+
+def _fmt(v: float | None) -> str:
+    if v is None:
+        return "n/a"
+    return f"{v:.3f}" if v < 10 else f"{v:.1f}"
+
+
+def table(rows: list[Row]) -> str:
+    head = "| figure | history | ratio | target | pass | litellm reference | notes |"
+    lines = [head, "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        cells = [r.figure, r.sizes, _fmt(r.value), r.target, r.verdict()]
+        cells += [r.reference or "-", r.note or ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _versions() -> str:
+    from importlib import metadata
+
+    found = []
+    names = ("langchain-core", "langchain-anthropic", "pydantic-ai-slim", "agno")
+    names += ("llama-index-core", "llama-index-llms-anthropic", "litellm")
+    for name in names:
+        try:
+            found.append(f"{name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            found.append(f"{name} -")
+    return ", ".join(found)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, 20k scaling")
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument(
+        "--llamaindex-python",
+        default=os.environ.get("BENCH_LLAMAINDEX_PYTHON"),
+        help="an interpreter with llama-index (and anthropic<1) for the LlamaIndex rows",
+    )
+    parser.add_argument("--framework-json", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    repeats = args.repeats or (3 if args.quick else 5)
+    if args.framework_json:
+        rows = framework_rows(2_000, repeats, only=args.framework_json)
+        print(json.dumps([r.__dict__ for r in rows]))
+        return 0
+    big = 20_000 if args.quick else 100_000
+    start = time.perf_counter()
+    rows = wire_rows(10_000, repeats)
+    rows += scaling_rows(1_000, big, repeats)
+    rows.append(trim_row(10_000, max(3, repeats // 2)))
+    for name in FRAMEWORK_BENCH:
+        elsewhere = args.llamaindex_python
+        if name == "llamaindex" and elsewhere and os.path.exists(elsewhere):
+            rows += framework_elsewhere(name, elsewhere, 2_000, repeats)
+        else:
+            rows += framework_rows(2_000, repeats, only=name)
+    progress("floor and memory")
+    rows.append(floor_row(10_000, repeats))
+    rows.append(memory_row(10_000))
+    print(table(rows))
+    print()
+    print(
+        f"Medians of {repeats} runs (scaling at {_size(big)}: {max(3, repeats // 2)}). "
+        f"Python {platform.python_version()} on {platform.machine()}, "
+        f"{os.cpu_count()} CPUs, {platform.platform()}; toolpair {toolpair.__version__}; "
+        f"{_versions()}. Took {time.perf_counter() - start:.0f} s."
+    )
+    if args.llamaindex_python and os.path.exists(args.llamaindex_python):
+        print(f"LlamaIndex rows measured by {args.llamaindex_python} (anthropic<1).")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

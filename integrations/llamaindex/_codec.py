@@ -1,0 +1,290 @@
+"""The codec for LlamaIndex `ChatMessage` lists.
+
+Tool calls live in two places depending on the llama-index-core version and the LLM that
+made them: `ToolCallBlock`s in ``message.blocks`` (llama-index-core 0.14.5 and later), or
+``additional_kwargs["tool_calls"]`` (older histories, and the OpenAI LLM, which writes
+both). When an assistant message carries ToolCallBlocks, the ``additional_kwargs`` list
+is a mirror of them that every converter ignores, so the blocks are authoritative. A
+result is a ``tool`` (or ``function``) message whose id is
+``additional_kwargs["tool_call_id"]``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
+
+from toolpair import Block, InvalidHistory, Message
+
+try:  # llama-index-core >= 0.14.5
+    from llama_index.core.base.llms.types import ToolCallBlock
+except ImportError:  # pragma: no cover - depends on the installed version
+    ToolCallBlock = None  # type: ignore[assignment,misc]
+
+try:  # llama-index-core >= 0.14.3
+    from llama_index.core.base.llms.types import ThinkingBlock
+except ImportError:  # pragma: no cover - depends on the installed version
+    ThinkingBlock = None  # type: ignore[assignment,misc]
+
+__all__ = ["LlamaIndexCodec", "call_block_type"]
+
+_ROLES: dict[str, Any] = {
+    "system": "system",
+    "developer": "system",
+    "user": "user",
+    "assistant": "assistant",
+    "chatbot": "assistant",
+    "model": "assistant",
+    "tool": "tool",
+    "function": "tool",
+}
+
+_MEDIA = frozenset({"image", "audio", "video", "document"})
+
+#: The text a result kept as text (the orphans="text" policy) becomes.
+ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {content}"
+
+#: Keys that only make sense on a tool message; a tool message rebuilt as another role
+#: must not carry them, or the OpenAI converter would send ``tool_call_id`` on it.
+_RESULT_KEYS = ("tool_call_id", "call_id", "is_error", "name", "tool_name")
+
+
+def call_block_type() -> type | None:
+    """The installed `ToolCallBlock` class, or None on llama-index-core < 0.14.5."""
+    return ToolCallBlock
+
+
+def _role_value(msg: Any) -> str:
+    role = getattr(msg, "role", None)
+    return role.value if isinstance(role, MessageRole) else str(role)
+
+
+def _id_or_none(value: Any) -> str | None:
+    # An empty id pairs with nothing, exactly like a missing one.
+    return value if isinstance(value, str) and value else None
+
+
+def _is_tool_call_block(block: Any) -> bool:
+    return ToolCallBlock is not None and isinstance(block, ToolCallBlock)
+
+
+def _legacy_call(entry: Any, index: int) -> Block:
+    """A call stored in ``additional_kwargs["tool_calls"]``: an OpenAI-shaped dict
+    (``function.name``), an Anthropic-shaped dict (``name``/``input``) or an SDK object
+    (``.id``, ``.function.name``)."""
+    if isinstance(entry, Mapping):
+        fn = entry.get("function")
+        name = fn.get("name") if isinstance(fn, Mapping) else entry.get("name")
+        call_id = entry.get("id")
+    elif hasattr(entry, "id"):
+        fn = getattr(entry, "function", None)
+        name = getattr(fn, "name", None) if fn is not None else getattr(entry, "name", None)
+        call_id = entry.id
+    else:
+        raise InvalidHistory(
+            f'additional_kwargs["tool_calls"] holds a {type(entry).__name__}, not a tool call',
+            index,
+        )
+    return Block(
+        "call",
+        entry,
+        id=_id_or_none(call_id),
+        name=name if isinstance(name, str) else None,
+        sub="legacy",
+    )
+
+
+def _content_block(block: Any, role: str) -> Block:
+    kind = getattr(block, "block_type", None)
+    if kind == "text":
+        text = getattr(block, "text", None)
+        return Block("text", block, text=text if isinstance(text, str) else None)
+    if kind == "thinking":
+        return Block("thinking", block, sub="thinking")
+    if kind == "tool_call" and role == "assistant":
+        return Block(
+            "call",
+            block,
+            id=_id_or_none(block.tool_call_id),
+            name=block.tool_name if isinstance(block.tool_name, str) else None,
+        )
+    if kind in _MEDIA:
+        return Block("image", block, sub=kind)
+    # Cache points, citations and whatever a later llama-index adds ride along unread.
+    return Block("other", block, sub=str(kind))
+
+
+def _result_empty(msg: Any) -> bool:
+    for block in msg.blocks:
+        if getattr(block, "block_type", None) != "text":
+            return False
+        if block.text.strip():
+            return False
+    return True
+
+
+def _result_text(msg: Any) -> str:
+    texts = [b.text for b in msg.blocks if getattr(b, "block_type", None) == "text"]
+    if texts:
+        return "\n".join(texts)
+    return json.dumps([getattr(b, "block_type", "block") for b in msg.blocks])
+
+
+class LlamaIndexCodec:
+    """Reads and writes lists of `llama_index.core.llms.ChatMessage`.
+
+    Pass an instance as ``format=`` to any toolpair function to run it on ChatMessages.
+    It never mutates a message: every changed message is a ``model_copy``.
+    """
+
+    name = "llamaindex"
+    shape = "chat"
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
+            raise InvalidHistory(
+                f"expected a list of ChatMessage, got {type(messages).__name__}", None
+            )
+        out: list[Message] = []
+        for i, msg in enumerate(messages):
+            if not isinstance(msg, ChatMessage):
+                raise InvalidHistory(f"expected a ChatMessage, got {type(msg).__name__}", i)
+            raw_role = _role_value(msg)
+            role = _ROLES.get(raw_role)
+            if role is None:
+                raise InvalidHistory(f"unknown role {raw_role!r}", i)
+            kwargs = msg.additional_kwargs or {}
+            if role == "tool":
+                name = kwargs.get("name", kwargs.get("tool_name"))
+                result = Block(
+                    "result",
+                    msg,
+                    id=_id_or_none(kwargs.get("tool_call_id", kwargs.get("call_id"))),
+                    name=name if isinstance(name, str) else None,
+                    is_error=kwargs.get("is_error") is True,
+                    empty=_result_empty(msg),
+                )
+                out.append(Message("tool", [result], msg, i))
+                continue
+            blocks = [_content_block(b, role) for b in msg.blocks]
+            legacy = kwargs.get("tool_calls")
+            if role == "assistant" and legacy and not any(b.kind == "call" for b in blocks):
+                if not isinstance(legacy, list | tuple):
+                    raise InvalidHistory(
+                        'additional_kwargs["tool_calls"] must be a list, got '
+                        f"{type(legacy).__name__}",
+                        i,
+                    )
+                blocks.extend(_legacy_call(entry, i) for entry in legacy)
+            out.append(Message(role, blocks, msg, i))
+        return out
+
+    def build(self, role: Any, blocks: list[Block], template: Message | None) -> Any:
+        if role == "tool" and len(blocks) == 1 and blocks[0].kind == "result":
+            return blocks[0].native
+        legacy = [
+            b.native for b in blocks if b.kind == "call" and not _is_tool_call_block(b.native)
+        ]
+        content = [
+            b.native for b in blocks if not (b.kind == "call" and not _is_tool_call_block(b.native))
+        ]
+        block_calls = [b for b in blocks if b.kind == "call" and _is_tool_call_block(b.native)]
+        native = template.native if template is not None else None
+        kwargs: dict[str, Any] = dict(native.additional_kwargs) if native is not None else {}
+        if native is None or _ROLES.get(_role_value(native)) != role:
+            for key in _RESULT_KEYS:
+                kwargs.pop(key, None)
+            msg_role: Any = MessageRole(role)
+        else:
+            msg_role = native.role
+        if legacy:
+            kwargs["tool_calls"] = legacy
+        elif block_calls and kwargs.get("tool_calls"):
+            kwargs["tool_calls"] = _mirror(kwargs["tool_calls"], block_calls)
+        else:
+            kwargs.pop("tool_calls", None)
+        if native is None:
+            return ChatMessage(role=msg_role, blocks=content, additional_kwargs=kwargs)
+        return native.model_copy(
+            update={"role": msg_role, "blocks": content, "additional_kwargs": kwargs}
+        )
+
+    def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
+        kwargs: dict[str, Any] = {"tool_call_id": call.id}
+        if is_error:
+            # No converter sends it (see QUICKSTART), but a later decode keeps the flag.
+            kwargs["is_error"] = True
+        native = ChatMessage(
+            role=MessageRole.TOOL, blocks=[TextBlock(text=text)], additional_kwargs=kwargs
+        )
+        return Block(
+            "result",
+            native,
+            id=call.id,
+            name=call.name,
+            is_error=is_error,
+            empty=not text.strip(),
+            synthetic=True,
+            toolset=call.toolset,
+        )
+
+    def make_text(self, text: str, role: Any) -> Block:
+        return Block("text", TextBlock(text=text), text=text)
+
+    def with_id(self, block: Block, new_id: str) -> Block:
+        native = block.native
+        if block.kind == "result":
+            kwargs = dict(native.additional_kwargs)
+            kwargs[
+                "call_id"
+                if "call_id" in kwargs and "tool_call_id" not in kwargs
+                else "tool_call_id"
+            ] = new_id
+            native = native.model_copy(update={"additional_kwargs": kwargs})
+        elif _is_tool_call_block(native):
+            native = native.model_copy(update={"tool_call_id": new_id})
+        elif isinstance(native, Mapping):
+            native = {**native, "id": new_id}
+        elif hasattr(native, "model_copy"):
+            native = native.model_copy(update={"id": new_id})
+        else:
+            raise InvalidHistory(f"cannot rename tool call of type {type(native).__name__}")
+        # item_id remembers the id the history had, so build can find the
+        # additional_kwargs mirror entry of a renamed ToolCallBlock.
+        return replace(block, native=native, id=new_id, item_id=block.item_id or block.id)
+
+    def result_as_text(self, block: Block) -> Block:
+        content = _result_text(block.native)
+        if block.id is None:
+            # An id-less observation (ReAct with observation_role=TOOL) is plain text
+            # already; only its role was wrong.
+            return self.make_text(content, "user")
+        return self.make_text(ORPHAN_TEXT.format(id=block.id, content=content), "user")
+
+
+def _entry_id(entry: Any) -> Any:
+    return entry.get("id") if isinstance(entry, Mapping) else getattr(entry, "id", None)
+
+
+def _mirror(entries: Any, calls: list[Block]) -> list[Any]:
+    """The ``additional_kwargs["tool_calls"]`` mirror of ``calls``: the entries that
+    still have a call, renamed along with it, in the calls' order."""
+    if not isinstance(entries, list | tuple):
+        return list(entries) if entries else []
+    by_id = {_entry_id(e): e for e in entries}
+    out: list[Any] = []
+    for call in calls:
+        entry = by_id.get(call.item_id or call.id)
+        if entry is None:
+            continue
+        if _entry_id(entry) != call.id:
+            if isinstance(entry, Mapping):
+                entry = {**entry, "id": call.id}
+            elif hasattr(entry, "model_copy"):
+                entry = entry.model_copy(update={"id": call.id})
+        out.append(entry)
+    return out

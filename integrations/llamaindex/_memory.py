@@ -1,0 +1,155 @@
+"""Pair-safe drop-ins for the memories a FunctionAgent uses.
+
+`PairSafeMemoryBuffer` replaces `ChatMemoryBuffer` (FunctionAgent's default): its
+read-time window is cut by `toolpair.trim` at unit boundaries (a call never leaves
+without its results), with a token count that includes tool calls. `PairSafeMemory`
+replaces `Memory`, whose write-time eviction is already turn-atomic: it adds tool calls
+to the token estimate and repairs what it reads back. Both repair the window, so an
+orphan already in the store never comes back out.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.memory import ChatMemoryBuffer, Memory
+
+from toolpair.integrations.llamaindex._repair import CODEC, repair_messages
+
+try:
+    from toolpair import trim
+except ImportError:  # the core exports it from toolpair.compact until then
+    from toolpair.compact import trim
+
+__all__ = ["PairSafeMemory", "PairSafeMemoryBuffer", "message_text"]
+
+#: Tokens counted per message on top of its content, as chat templates add.
+MESSAGE_OVERHEAD = 3
+#: Tokens counted for an image, audio, video or document block (Memory's default).
+MEDIA_TOKENS = 256
+_MEDIA = frozenset({"image", "audio", "video", "document"})
+
+#: Same rules as the GuardedLLM default for OpenAI-shaped chat: pairing only, no
+#: provider-specific bridges. Set ``provider`` to the LLM's when there is no GuardedLLM.
+DEFAULT_PROVIDER = "openai"
+
+
+def _dump(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def message_text(message: ChatMessage) -> tuple[str, int]:
+    """Everything a provider is sent for ``message`` as text, tool calls and their
+    arguments included, and the number of media blocks beside it."""
+    parts: list[str] = []
+    media = 0
+    for block in message.blocks:
+        kind = getattr(block, "block_type", None)
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "tool_call":
+            parts += [block.tool_name, _dump(block.tool_kwargs)]
+        elif kind == "thinking":
+            parts.append(block.content or "")
+        elif kind in _MEDIA:
+            media += 1
+    calls = (message.additional_kwargs or {}).get("tool_calls")
+    if calls and not any(getattr(b, "block_type", None) == "tool_call" for b in message.blocks):
+        parts.append(_dump([c if isinstance(c, dict) else _model(c) for c in calls]))
+    return "\n".join(parts), media
+
+
+def _model(entry: Any) -> Any:
+    dump = getattr(entry, "model_dump", None)
+    return dump() if callable(dump) else str(entry)
+
+
+class PairSafeMemoryBuffer(ChatMemoryBuffer):
+    """`ChatMemoryBuffer` whose window never splits a call from its results.
+
+    ``get`` keeps the newest whole units that fit ``token_limit`` (system messages
+    always), starting at a user turn whenever one fits, then repairs the window for
+    ``provider``. A single unit larger than the limit is kept whole rather than cut.
+    """
+
+    provider: str = Field(default=DEFAULT_PROVIDER, description="toolpair provider rules.")
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "PairSafeMemoryBuffer"
+
+    @classmethod
+    def from_defaults(  # type: ignore[override]
+        cls, *args: Any, provider: str = DEFAULT_PROVIDER, **kwargs: Any
+    ) -> PairSafeMemoryBuffer:
+        """The base class's ``from_defaults``, plus the ``provider`` to repair for."""
+        memory = super().from_defaults(*args, **kwargs)
+        memory.provider = provider
+        return memory  # type: ignore[return-value]
+
+    def count_tokens(self, message: ChatMessage) -> int:
+        text, media = message_text(message)
+        return MESSAGE_OVERHEAD + len(self.tokenizer_fn(text)) + media * MEDIA_TOKENS
+
+    def get(
+        self, input: str | None = None, initial_token_count: int = 0, **kwargs: Any
+    ) -> list[ChatMessage]:
+        history = self.get_all()
+        budget = max(self.token_limit - initial_token_count, 0)
+        window = trim(
+            history,
+            budget,
+            token_counter=self.count_tokens,
+            provider=self.provider,
+            format=CODEC,
+        )
+        return list(window.messages)
+
+
+class PairSafeMemory(Memory):
+    """`Memory` that counts tool calls in its token estimate (so eviction happens when
+    the history is really full) and never returns an orphan from ``aget``."""
+
+    provider: str = Field(default=DEFAULT_PROVIDER, description="toolpair provider rules.")
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "PairSafeMemory"
+
+    @classmethod
+    def from_defaults(  # type: ignore[override]
+        cls, *args: Any, provider: str = DEFAULT_PROVIDER, **kwargs: Any
+    ) -> PairSafeMemory:
+        """The base class's ``from_defaults``, plus the ``provider`` to repair for."""
+        memory = super().from_defaults(*args, **kwargs)
+        memory.provider = provider
+        return memory  # type: ignore[return-value]
+
+    def _estimate_token_count(self, message_or_blocks: Any) -> int:
+        count: int = super()._estimate_token_count(message_or_blocks)
+        messages = (
+            [message_or_blocks]
+            if isinstance(message_or_blocks, ChatMessage)
+            else [m for m in message_or_blocks if isinstance(m, ChatMessage)]
+            if isinstance(message_or_blocks, list)
+            else []
+        )
+        for message in messages:
+            # Memory skips ToolCallBlocks entirely; only their text is added here.
+            for block in message.blocks:
+                if getattr(block, "block_type", None) == "tool_call":
+                    text = f"{block.tool_name}\n{_dump(block.tool_kwargs)}"
+                    count += len(self.tokenizer_fn(text))
+        return count
+
+    async def aget(self, **block_kwargs: Any) -> list[ChatMessage]:
+        messages = await super().aget(**block_kwargs)
+        return list(repair_messages(messages, self.provider).messages)

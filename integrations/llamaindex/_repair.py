@@ -1,0 +1,176 @@
+"""Validation and repair of ChatMessage lists, and the provider an LLM talks to."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from llama_index.core.base.llms.types import ChatMessage, MessageRole
+
+import toolpair
+from toolpair import Fix, Policy, Repaired, Violation
+from toolpair.integrations.llamaindex._codec import LlamaIndexCodec, call_block_type
+
+__all__ = ["CODEC", "provider_for", "repair_messages", "validate_messages"]
+
+CODEC = LlamaIndexCodec()
+
+#: (module prefix, class-name fragment or "", provider). The first match along the
+#: LLM's MRO wins, so a user's subclass of a provider LLM keeps that provider's rules.
+_PROVIDERS: tuple[tuple[str, str, str], ...] = (
+    ("llama_index.llms.openai", "Responses", "openai-responses"),
+    ("llama_index.llms.azure_openai", "Responses", "openai-responses"),
+    ("llama_index.llms.anthropic", "", "anthropic"),
+    ("llama_index.llms.bedrock_converse", "", "bedrock"),
+    ("llama_index.llms.openai", "", "openai"),
+    ("llama_index.llms.azure_openai", "", "openai"),
+    ("llama_index.llms.google_genai", "", "gemini"),
+    ("llama_index.llms.gemini", "", "gemini"),
+    ("llama_index.llms.vertex", "", "gemini"),
+    ("llama_index.llms.mistralai", "", "mistral"),
+)
+
+
+def provider_for(llm: Any) -> str:
+    """The toolpair provider whose rules ``llm``'s requests must follow, from its class:
+    Anthropic, Bedrock Converse, OpenAI (Chat or Responses), Gemini or Mistral, else
+    ``"portable"`` (valid on all of them)."""
+    for cls in type(llm).__mro__:
+        module = cls.__module__ or ""
+        for prefix, fragment, provider in _PROVIDERS:
+            if (module == prefix or module.startswith(prefix + ".")) and fragment in cls.__name__:
+                return provider
+    return "portable"
+
+
+def _policy(policy: Policy | None, options: dict[str, Any]) -> Policy | None:
+    if options:
+        if policy is not None:
+            raise TypeError("pass either policy= or policy options, not both")
+        return Policy(**options)
+    return policy
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        parsed = raw
+    # Anthropic's input must be an object; anything else is kept, wrapped.
+    return parsed if isinstance(parsed, dict) else {"input": parsed}
+
+
+def _legacy_fields(entry: Any) -> tuple[Any, Any, Any]:
+    """(id, name, arguments) of a legacy call entry, whatever its shape."""
+    if isinstance(entry, Mapping):
+        fn = entry.get("function")
+        if isinstance(fn, Mapping):
+            return entry.get("id"), fn.get("name"), fn.get("arguments")
+        return entry.get("id"), entry.get("name"), entry.get("input")
+    fn = getattr(entry, "function", None)
+    if fn is not None:
+        return entry.id, getattr(fn, "name", None), getattr(fn, "arguments", None)
+    return getattr(entry, "id", None), getattr(entry, "name", None), getattr(entry, "input", None)
+
+
+def _anthropic_reads(entry: Any) -> bool:
+    # What llama-index-llms-anthropic's converter accepts from additional_kwargs.
+    return isinstance(entry, Mapping) and {"id", "input", "name"} <= entry.keys()
+
+
+def _for_anthropic(messages: list[Any]) -> tuple[list[Any], list[Fix]]:
+    """Calls the Anthropic converter would send wrong: OpenAI-shaped legacy calls (it
+    silently drops them, orphaning their results) become ToolCallBlocks, and string
+    arguments (what the OpenAI LLM stores) become the object Anthropic requires."""
+    block_type = call_block_type()
+    out = list(messages)
+    fixes: list[Fix] = []
+    if block_type is None:
+        return out, fixes
+    for i, msg in enumerate(messages):
+        if not isinstance(msg, ChatMessage) or msg.role != MessageRole.ASSISTANT:
+            continue
+        blocks = list(msg.blocks)
+        kwargs = msg.additional_kwargs or {}
+        ids: list[str] = []
+        has_blocks = any(isinstance(b, block_type) for b in blocks)
+        for k, b in enumerate(blocks):
+            if isinstance(b, block_type) and not isinstance(b.tool_kwargs, dict):
+                blocks[k] = b.model_copy(update={"tool_kwargs": _arguments(b.tool_kwargs)})
+                ids.append(str(b.tool_call_id))
+        legacy = kwargs.get("tool_calls")
+        lowered = False
+        if (
+            not has_blocks
+            and isinstance(legacy, list | tuple)
+            and legacy
+            and not all(_anthropic_reads(e) for e in legacy)
+        ):
+            for entry in legacy:
+                call_id, name, args = _legacy_fields(entry)
+                blocks.append(
+                    block_type(tool_call_id=call_id, tool_name=name, tool_kwargs=_arguments(args))
+                )
+                ids.append(str(call_id))
+            lowered = True
+        if not ids:
+            continue
+        update: dict[str, Any] = {"blocks": blocks}
+        if lowered:
+            update["additional_kwargs"] = {k: v for k, v in kwargs.items() if k != "tool_calls"}
+        out[i] = msg.model_copy(update=update)
+        fixes.append(
+            Fix(
+                "call_lowered",
+                i,
+                tuple(ids),
+                "call rewritten in the form Anthropic's converter sends",
+            )
+        )
+    return out, fixes
+
+
+def repair_messages(
+    messages: Sequence[Any],
+    provider: str | None = None,
+    *,
+    policy: Policy | None = None,
+    **options: Any,
+) -> Repaired:
+    """Repair a list of ChatMessage for ``provider`` (default ``"portable"``).
+
+    ``options`` are `toolpair.Policy` fields (``orphans="text"``, ``placeholder=...``).
+    The result's ``.messages`` is a new list; messages no fix touched are the very same
+    objects, and no input message is mutated.
+    """
+    history = list(messages)
+    lowered: list[Fix] = []
+    if provider == "anthropic":
+        history, lowered = _for_anthropic(history)
+    repaired = toolpair.repair(
+        history, provider or "portable", policy=_policy(policy, options), format=CODEC
+    )
+    repaired.fixes[:0] = lowered
+    return repaired
+
+
+def validate_messages(messages: Sequence[Any], provider: str | None = None) -> list[Violation]:
+    """What ``provider`` (default ``"portable"``) would reject in this ChatMessage list."""
+    history = list(messages)
+    found: list[Violation] = []
+    if provider == "anthropic":
+        _, fixes = _for_anthropic(history)
+        found = [
+            Violation(
+                "llamaindex.call_not_sent",
+                f"message {f.index}: the Anthropic converter would drop or mis-send "
+                f"tool calls {', '.join(f.ids)} (legacy OpenAI shape or string arguments)",
+                f.index,
+                f.ids,
+            )
+            for f in fixes
+        ]
+    return found + toolpair.validate(history, provider or "portable", format=CODEC)
