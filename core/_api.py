@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolpair import _repair
+from toolpair import _gc, _repair
+from toolpair._fast import certainly_valid
 from toolpair._model import (
     Codec,
     HistoryError,
@@ -37,15 +38,31 @@ _CONTEXT_KEYS = frozenset(
 
 @dataclass(slots=True)
 class Parsed:
-    """A history read once: its messages decoded, and how to put a result back."""
+    """A history read once, and how to put a result back. The messages are decoded on
+    first use: the no-op path never needs them."""
 
     body: Mapping[str, Any] | None
     key: str
     raw: Sequence[Any]
     codec: Codec
     profile: Profile
-    messages: list[Message]
     ctx: Context
+    _messages: list[Message] | None = None
+
+    @property
+    def messages(self) -> list[Message]:
+        if self._messages is None:
+            self._messages = self.codec.decode(self.raw)
+        return self._messages
+
+    def certainly_valid(self) -> bool:
+        return certainly_valid(self.codec.name, self.profile.name, self.raw, self.ctx)
+
+    def violations(self) -> list[Violation]:
+        if self.certainly_valid():
+            return []
+        with _gc.paused():
+            return self.profile.rules(self.messages, self.ctx)
 
 
 def _thinking_on(value: Any) -> bool:
@@ -103,8 +120,7 @@ def parse(
     ctx = Context(shape=codec.shape, format=codec.name, **ctx_values)
     if isinstance(ctx.thinking, Mapping):
         ctx.thinking = _thinking_on(ctx.thinking)
-    messages = codec.decode(raw)
-    return Parsed(body, key, raw, codec, profile, messages, ctx)
+    return Parsed(body, key, raw, codec, profile, ctx)
 
 
 def validate(
@@ -117,8 +133,7 @@ def validate(
     (``thinking``, ``tool_config``, ``previous_response_id``, ``store``, ``tools``,
     ``thought_signatures``, ``tokenizer_version``) is read from a body or passed here.
     """
-    p = parse(history, provider, format, context)
-    return p.profile.rules(p.messages, p.ctx)
+    return parse(history, provider, format, context).violations()
 
 
 def check(
@@ -155,16 +170,18 @@ def repair(
     """
     policy = policy or Policy()
     p = parse(history, provider, format, context)
-    violations = p.profile.rules(p.messages, p.ctx)
+    violations = p.violations()
     if not violations:
         return Repaired(_shaped(p, list(p.raw)), [], {}, provider, p.codec.name)
     if policy.strict:
         raise HistoryError(violations, provider)
     keep_orphans = p.codec.shape == "items" and p.ctx.previous_response_id is not None
-    natives, fixes, id_map = _repair.run(
-        p.messages, p.codec, p.profile, policy, keep_orphans=keep_orphans
-    )
-    left = p.profile.rules(p.codec.decode(natives), p.ctx)
+    with _gc.paused():
+        natives, fixes, id_map = _repair.run(
+            p.messages, p.codec, p.profile, policy, keep_orphans=keep_orphans
+        )
+    out = Parsed(p.body, p.key, natives, p.codec, p.profile, p.ctx)
+    left = out.violations()
     for v in left:
         fixes.append(_unrepaired(v))
     result = Repaired(_shaped(p, natives), fixes, id_map, provider, p.codec.name)

@@ -274,6 +274,15 @@ class AgnoCodec:
         native = block.native.model_copy(update={"tool_call_id": new_id})
         return replace(block, native=native, id=new_id)
 
+    def content_of(self, block: Block) -> Any:
+        """A result's content as agno stores it (compaction reads it)."""
+        return block.native.content
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A copy of a result whose content is ``text`` (error filling, clearing)."""
+        native = block.native.model_copy(update={"content": text})
+        return replace(block, native=native, empty=not text.strip())
+
     def result_as_text(self, block: Block) -> Block:
         msg = block.native
         text = ORPHAN_TEXT.format(id=block.id, content=_stringify(msg.content))

@@ -361,6 +361,17 @@ class LangChainCodec:
             return replace(block, native={**native, key: new_id}, id=new_id)
         raise InvalidHistory(f"cannot rename a {block.kind} block of type {type(native).__name__}")
 
+    def content_of(self, block: Block) -> Any:
+        """A result's content as LangChain stores it (compaction reads it)."""
+        return block.native.content if isinstance(block.native, BaseMessage) else None
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A copy of a result whose content is ``text`` (error filling, clearing)."""
+        if not isinstance(block.native, ToolMessage):
+            raise InvalidHistory("only a ToolMessage result can take new content")
+        native = block.native.model_copy(update={"content": text})
+        return replace(block, native=native, empty=not text.strip())
+
     def result_as_text(self, block: Block) -> Block:
         content = block.native.content if isinstance(block.native, BaseMessage) else block.native
         return self.make_text(

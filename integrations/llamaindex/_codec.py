@@ -257,6 +257,15 @@ class LlamaIndexCodec:
         # additional_kwargs mirror entry of a renamed ToolCallBlock.
         return replace(block, native=native, id=new_id, item_id=block.item_id or block.id)
 
+    def content_of(self, block: Block) -> Any:
+        """A result's content as LlamaIndex stores it (compaction reads it)."""
+        return block.native.content
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A copy of a result whose content is ``text`` (error filling, clearing)."""
+        native = block.native.model_copy(update={"blocks": [TextBlock(text=text)]})
+        return replace(block, native=native, empty=not text.strip())
+
     def result_as_text(self, block: Block) -> Block:
         content = _result_text(block.native)
         if block.id is None:

@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 
 import toolpair
+from toolpair._api import parse
+from toolpair._fast import CHECKERS
 
 EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "60"))
 SAVE = os.environ.get("TOOLPAIR_FUZZ_SAVE")
@@ -103,3 +105,19 @@ def test_valid_histories_come_back_unchanged(provider: str, case: Any, fmt: str)
 def test_saved_regressions(path: Path) -> None:
     case = json.loads(path.read_text())
     check_properties(case["history"], case["format"], case["provider"])
+
+
+@FUZZ
+@given(case=defective(), pair=st.sampled_from(sorted(CHECKERS)), repaired=st.booleans())
+def test_fast_path_never_hides_a_violation(
+    case: Any, pair: tuple[str, str], repaired: bool
+) -> None:
+    # The no-op path may only say "valid" where the full rules find nothing.
+    fmt, provider = pair
+    history = render(case[0], fmt)
+    if repaired:
+        history = toolpair.repair(history, provider, format=fmt).messages
+    p = parse(history, provider, fmt, {})
+    full = p.profile.rules(p.messages, p.ctx)
+    if p.certainly_valid():
+        assert full == []

@@ -155,10 +155,6 @@ def test_anthropic_error_result_keeps_is_error(wire: Wire) -> None:
     assert result["tool_use_id"] == "call_1"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core gap: an empty error result has no repair (A9), reported as unrepaired",
-)
 def test_empty_error_result_is_repaired_for_anthropic(wire: Wire) -> None:
     history = [human(), ai("call_1"), tool("call_1", "", status="error"), human("next")]
     assert toolpair.validate(_send(wire, "anthropic", history), "anthropic")

@@ -19,15 +19,15 @@ import toolpair
 from toolpair.integrations.pydantic_ai import RepairGuard, model_request, repair_history
 
 _ALL = ("anthropic", "bedrock", "openai", "openai-responses")
-#: Responses pairs by call_id anywhere in the input, and no rule against two outputs
-#: for one call_id is documented, so non-adjacent and duplicate results pass there.
+#: Responses pairs by call_id anywhere in the input, so non-adjacent results pass there;
+#: toolpair counts outputs per call_id, so a duplicate output is reported on all four.
 _ADJACENT = ("anthropic", "bedrock", "openai")
 
 #: Which poisoned histories reach each provider broken when pydantic-ai maps them as
 #: stored (the direct API, and 1.x agent runs, which only merge consecutive requests).
 DIRECT_BROKEN: dict[str, tuple[str, ...]] = {
     "dangling": _ALL,
-    "duplicate": _ADJACENT,
+    "duplicate": _ALL,
     "empty_ids": _ALL,  # each half gets its own random id when sent
     "non_adjacent": _ADJACENT,
     "orphan": _ALL,
@@ -41,18 +41,12 @@ DIRECT_BROKEN: dict[str, tuple[str, ...]] = {
 AGENT_BROKEN: dict[int, dict[str, tuple[str, ...]]] = {
     1: DIRECT_BROKEN,
     2: {
-        "duplicate": _ADJACENT,
+        "duplicate": _ALL,
         "empty_ids": _ALL,
         "non_adjacent": _ADJACENT,
         "text_first": ("bedrock",),
     },
 }
-
-#: toolpair's openai/openai-responses profiles accept an empty id, so nothing renames
-#: it, and pydantic-ai then sends a different random id on each half (core issue).
-EMPTY_ID_CORE_GAP = pytest.mark.xfail(
-    strict=True, reason="core: openai profiles do not refuse an empty call id"
-)
 
 pytestmark = pytest.mark.anyio
 
@@ -69,13 +63,11 @@ PARAMS = ModelRequestParameters(
 
 
 def _cases_fixed() -> list[Any]:
-    out = []
-    for case in CASES:
-        for provider in PROVIDERS:
-            gap = case == "empty_ids" and provider.startswith("openai")
-            marks = [EMPTY_ID_CORE_GAP] if gap else []
-            out.append(pytest.param(case, provider, marks=marks, id=f"{case}-{provider}"))
-    return out
+    return [
+        pytest.param(case, provider, id=f"{case}-{provider}")
+        for case in CASES
+        for provider in PROVIDERS
+    ]
 
 
 def _violations(body: dict[str, Any], provider: str) -> list[toolpair.Violation]:

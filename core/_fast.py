@@ -1,0 +1,358 @@
+"""The no-op path: one tight pass over the native messages of a provider's own format
+that answers "certainly valid" without decoding anything.
+
+Repair runs on every request and nearly every history is already valid, so this pass
+is what a request normally pays. Each checker returns True only when the history
+breaks none of the provider's rules; anything unusual (a rule that needs context, a
+server tool, merged turns, malformed input) returns None and the caller takes the full
+path, which decodes, names every violation and raises on bad input. A checker never
+says True where the full rules would report something: tests/core/test_properties.py
+holds it to that.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from toolpair.formats._common import content_is_empty
+from toolpair.providers._base import Context
+
+Checker = Callable[[Sequence[Any], Context], "bool | None"]
+
+_ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+").fullmatch
+_BEDROCK_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}").fullmatch
+_MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}").fullmatch
+_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}").fullmatch
+_ANTHROPIC_PLAIN = frozenset({"text", "image", "document"})
+_ROLES = frozenset({"user", "assistant", "system", "developer"})
+
+
+def _blank(text: Any) -> bool:
+    return type(text) is not str or not text or text.isspace()
+
+
+def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
+    if ctx.thinking or ctx.tools is not None:
+        return None
+    seen: set[str] = set()
+    role_prev = None
+    calls: list[str] | None = None  # the calls of the current assistant turn
+    remaining: set[str] | None = None  # results still due at the head of this user turn
+    lead = False
+    # Consecutive messages of one role are one turn: the API merges them (A11).
+    for m in msgs:
+        role = m["role"]
+        content = m["content"]
+        if role != role_prev:
+            if role == "user":
+                remaining = set(calls) if calls is not None else None
+                calls = None
+                lead = True
+            elif role == "assistant":
+                if remaining:
+                    return None
+                remaining = None
+            else:
+                return None
+            role_prev = role
+        if role == "assistant":
+            if type(content) is str:
+                if calls is not None or not content:
+                    return None
+                continue
+            for b in content:
+                t = b["type"]
+                if t == "tool_use":
+                    i = b["id"]
+                    if i in seen or type(i) is not str or not _ANTHROPIC_ID(i):
+                        return None
+                    seen.add(i)
+                    if calls is None:
+                        calls = [i]
+                    else:
+                        calls.append(i)
+                    if "toolset_name" in b:
+                        return None
+                elif t == "text":
+                    if calls is not None or _blank(b["text"]):
+                        return None
+                elif t == "thinking":
+                    if not b.get("signature"):
+                        return None
+                elif t != "redacted_thinking" and (calls is not None or t not in _ANTHROPIC_PLAIN):
+                    return None
+        else:
+            if type(content) is str:
+                if remaining:
+                    return None
+                lead = False
+                continue
+            for b in content:
+                t = b["type"]
+                if t == "tool_result":
+                    i = b["tool_use_id"]
+                    if not lead or remaining is None or i not in remaining:
+                        return None
+                    remaining.discard(i)
+                    if b.get("is_error") is True and content_is_empty(b.get("content")):
+                        return None
+                else:
+                    if remaining:
+                        return None
+                    lead = False
+                    if t == "text":
+                        if _blank(b["text"]):
+                            return None
+                    elif t not in _ANTHROPIC_PLAIN:
+                        return None
+    if remaining or (role_prev == "assistant" and calls is not None):
+        return None
+    if msgs and msgs[-1]["role"] == "assistant":
+        last = msgs[-1]["content"]
+        text = last if type(last) is str else (last[-1].get("text") if last else None)
+        if type(text) is str and text != text.rstrip():
+            return None
+        if (
+            ctx.thinking is False
+            and type(last) is not str
+            and any(b["type"] in ("thinking", "redacted_thinking") for b in last)
+        ):
+            return None
+    return True
+
+
+def bedrock(msgs: Sequence[Any], ctx: Context) -> bool | None:
+    if ctx.thinking:
+        return None
+    pending: list[str] | None = None
+    seen: set[str] = set()
+    prev_role = "assistant"  # the first message must be a user one
+    tools = False
+    for m in msgs:
+        role = m["role"]
+        if role == prev_role or role not in ("user", "assistant"):
+            return None
+        prev_role = role
+        content = m["content"]
+        if type(content) is not list:
+            return None
+        if role == "assistant":
+            calls: list[str] | None = None
+            for b in content:
+                if "toolUse" in b:
+                    i = b["toolUse"]["toolUseId"]
+                    if i in seen or type(i) is not str or not _BEDROCK_ID(i):
+                        return None
+                    seen.add(i)
+                    if calls is None:
+                        calls = [i]
+                    else:
+                        calls.append(i)
+                elif "text" in b:
+                    if _blank(b["text"]):
+                        return None
+                elif "toolResult" in b:
+                    return None
+            pending = calls
+            tools = tools or calls is not None
+        else:
+            if pending is None:
+                for b in content:
+                    if "toolResult" in b or ("text" in b and _blank(b["text"])):
+                        return None
+                continue
+            if len(content) != len(pending):
+                return None
+            got = set()
+            for b in content:
+                r = b.get("toolResult")
+                if r is None:
+                    return None
+                if r.get("status") == "error" and content_is_empty(r.get("content")):
+                    return None
+                got.add(r["toolUseId"])
+            if len(got) != len(pending) or not got.issuperset(pending):
+                return None
+            pending = None
+    if pending is not None:
+        return None
+    if tools and ctx.tool_config is False:
+        return None
+    return True
+
+
+def _chat(msgs: Sequence[Any], ctx: Context, mistral: bool) -> bool | None:
+    i = 0
+    n = len(msgs)
+    prev = ""
+    while i < n:
+        m = msgs[i]
+        role = m["role"]
+        if mistral:
+            if role == "developer" or (prev == "tool" and role not in ("tool", "assistant")):
+                return None
+            if role == "system" and prev in ("assistant", "tool"):
+                return None
+        if role == "tool":
+            return None  # a tool message not right after its calls
+        i += 1
+        prev = role
+        content = m.get("content")
+        if content is not None and type(content) is not str:
+            if type(content) is not list:
+                return None
+            for part in content:
+                if type(part) is not dict:
+                    return None
+        if role != "assistant":
+            if role not in ("user", "system", "developer"):
+                return None
+            continue
+        calls = m.get("tool_calls")
+        if not calls:
+            if mistral and m.get("content") is None:
+                return None
+            continue
+        ids = set()
+        for c in calls:
+            cid = c["id"]
+            if type(cid) is not str or not cid or len(cid) > 40:
+                return None
+            if mistral and (not _MISTRAL_ID(cid) or not _NAME(c["function"]["name"])):
+                return None
+            ids.add(cid)
+        if len(ids) != len(calls):
+            return None
+        got = set()
+        while i < n and msgs[i]["role"] == "tool":
+            tid = msgs[i]["tool_call_id"]
+            if tid in got or tid not in ids:
+                return None
+            got.add(tid)
+            i += 1
+            prev = "tool"
+        if len(got) != len(ids):
+            return None
+    if mistral:
+        if not msgs:
+            return None
+        last = msgs[-1]
+        if last["role"] not in ("user", "tool") and not (
+            last["role"] == "assistant" and last.get("prefix") is True
+        ):
+            return None
+        if msgs[0]["role"] not in ("user", "system"):
+            return None
+        if ctx.tokenizer_version < 5:
+            return None
+    return True
+
+
+def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
+    return _chat(msgs, ctx, mistral=False)
+
+
+def mistral(msgs: Sequence[Any], ctx: Context) -> bool | None:
+    return _chat(msgs, ctx, mistral=True)
+
+
+def responses(msgs: Sequence[Any], ctx: Context) -> bool | None:
+    if ctx.previous_response_id is not None or ctx.store is False:
+        return None
+    open_calls: set[str] = set()
+    item_ids: set[str] = set()
+    after_reasoning = False
+    for item in msgs:
+        t = item.get("type")
+        # A reasoning item must be followed by the assistant item it produced (R3).
+        if after_reasoning and (t in ("reasoning", "function_call_output") or "role" in item):
+            return None
+        after_reasoning = t == "reasoning"
+        iid = item.get("id")
+        if iid is not None:
+            if iid in item_ids:
+                return None
+            item_ids.add(iid)
+        if t == "function_call":
+            cid = item["call_id"]
+            if cid in open_calls or type(cid) is not str or not cid or len(cid) > 64:
+                return None
+            if iid is not None and not iid.startswith("fc"):
+                return None
+            open_calls.add(cid)
+        elif t == "function_call_output":
+            cid = item["call_id"]
+            if cid not in open_calls:
+                return None
+            open_calls.discard(cid)
+        elif t not in (None, "message", "reasoning") or (
+            t != "reasoning" and item.get("role") not in _ROLES
+        ):
+            return None
+    if after_reasoning or open_calls:
+        return None
+    return True
+
+
+def gemini(msgs: Sequence[Any], ctx: Context) -> bool | None:
+    if ctx.thought_signatures:
+        return None
+    pending: list[str] = []
+    prev = "model"  # a call turn may not open the history (G3)
+    for c in msgs:
+        role = c.get("role", "user")
+        parts = c["parts"]
+        if not parts or type(parts) is not list:
+            return None
+        names: list[str] = []
+        answers: list[str] = []
+        for p in parts:
+            if type(p) is not dict:
+                return None
+            if "functionCall" in p:
+                call = p["functionCall"]
+                if "id" in call:
+                    return None  # id matching: the full rules
+                names.append(call["name"])
+            elif "functionResponse" in p:
+                resp = p["functionResponse"]
+                if "id" in resp:
+                    return None
+                answers.append(resp["name"])
+            elif "function_call" in p or "function_response" in p:
+                return None
+        if role == "model":
+            if pending or answers or (names and prev == "model"):
+                return None
+        elif role in ("user", "function"):
+            if sorted(answers) != sorted(pending):
+                return None
+        else:
+            return None
+        pending = names
+        prev = "model" if role == "model" else "user"
+    return not pending
+
+
+#: (format, provider) -> checker; pairs not here always take the full path.
+CHECKERS: dict[tuple[str, str], Checker] = {
+    ("anthropic", "anthropic"): anthropic,
+    ("bedrock", "bedrock"): bedrock,
+    ("openai", "openai"): openai,
+    ("mistral", "mistral"): mistral,
+    ("openai", "mistral"): mistral,
+    ("openai-responses", "openai-responses"): responses,
+    ("gemini", "gemini"): gemini,
+}
+
+
+def certainly_valid(fmt: str, provider: str, msgs: Sequence[Any], ctx: Context) -> bool:
+    check = CHECKERS.get((fmt, provider))
+    if check is None:
+        return False
+    try:
+        return check(msgs, ctx) is True
+    except (KeyError, TypeError, AttributeError, IndexError):
+        return False  # malformed: the full path names what is wrong
