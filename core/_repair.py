@@ -100,6 +100,7 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
     open_calls: dict[str, list[_Call]] = {}
     done: dict[str, list[_Call]] = {}
     pending: dict[str, list[tuple[Block, int]]] = {}
+    orphans: list[tuple[Block, int]] = []
     for s, (_side, seg_msgs) in enumerate(segs):
         for m in seg_msgs:
             for b in m.blocks:
@@ -145,18 +146,24 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
                             [loser.id],
                             "a call has one result; the best one is kept",
                         )
+                    elif b.id is None:
+                        # An id-less result (Gemini) only answers a call before it: a
+                        # later call of the same name is a different call.
+                        orphans.append((b, m.index))
                     else:
                         pending.setdefault(k, []).append((b, m.index))
-    for waiting in pending.values():
-        for b, at in waiting:
-            if st.keep_orphans:
-                st.fate[id(b)] = "keep"
-            elif st.policy.orphans == "text":
-                st.fate[id(b)] = "text"
-                st.fix("orphan_result_as_text", at, [b.id], "no call has this id; kept as text")
-            else:
-                st.fate[id(b)] = "drop"
-                st.fix("orphan_result_dropped", at, [b.id], "no call anywhere has this id")
+    orphans.extend(x for waiting in pending.values() for x in waiting)
+    for b, at in sorted(orphans, key=lambda x: x[1]):
+        if st.keep_orphans:
+            st.fate[id(b)] = "keep"
+        elif st.policy.orphans == "text":
+            st.fate[id(b)] = "text"
+            st.fix(
+                "orphan_result_as_text", at, [b.id or b.name], "no call has this id; kept as text"
+            )
+        else:
+            st.fate[id(b)] = "drop"
+            st.fix("orphan_result_dropped", at, [b.id or b.name], "no call anywhere has this id")
 
 
 def _rewrite_ids(st: _State) -> None:

@@ -57,8 +57,12 @@ def stringify(content: Any) -> str:
             return "\n".join(parts)
     try:
         return json.dumps(content, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(content)
+    except (TypeError, ValueError, RecursionError):
+        # Cyclic, absurdly deep or unprintable content: say so rather than fail.
+        try:
+            return str(content)
+        except (RecursionError, ValueError, TypeError):
+            return f"<{type(content).__name__} content that cannot be rendered as text>"
 
 
 def natives(blocks: Sequence[Block]) -> list[Any]:

@@ -50,9 +50,6 @@ class ResponsesCodec:
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []
         for i, raw in enumerate(messages):
-            if isinstance(raw, str):
-                out.append(Message("user", [Block("text", raw, text=raw)], raw, i))
-                continue
             item = require_mapping(raw, i, "input item")
             t = item.get("type")
             item_id = item.get("id") if isinstance(item.get("id"), str) else None

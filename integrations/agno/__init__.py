@@ -16,6 +16,7 @@ import toolpair
 from toolpair import Policy, Violation
 from toolpair.integrations.agno._codec import AgnoCodec
 from toolpair.integrations.agno._history import select_history
+from toolpair.integrations.agno._hooks import poisoned_history
 from toolpair.integrations.agno._patch import (
     PROVIDER_BY_CLASS,
     guard,
@@ -44,6 +45,7 @@ __all__ = [
     "is_patched",
     "patch",
     "patched",
+    "poisoned_history",
     "provider_for",
     "repair_messages",
     "select_history",

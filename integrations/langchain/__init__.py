@@ -5,7 +5,8 @@
         | repair_messages(provider=model) | model
 
 ``ToolpairMiddleware`` (for ``langchain.agents.create_agent``) is imported on first use,
-so this package needs only ``langchain-core``.
+so this package needs only ``langchain-core``. For the ``toolpair`` command and the pytest
+plugin: `load_dump` / `dump_messages` (``messages_to_dict`` output) and `poisoned_history`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._codec import LangChainCodec
+from ._hooks import dump_messages, load_dump, poisoned_history
 from ._repair import (
     codec_for,
     provider_for,
@@ -27,6 +29,9 @@ __all__ = [
     "LangChainCodec",
     "ToolpairMiddleware",
     "codec_for",
+    "dump_messages",
+    "load_dump",
+    "poisoned_history",
     "provider_for",
     "repair_messages",
     "repair_report",

@@ -8,6 +8,7 @@ that repairs every request for its provider, and pair-safe memory.
 from __future__ import annotations
 
 from toolpair.integrations.llamaindex._codec import LlamaIndexCodec
+from toolpair.integrations.llamaindex._hooks import poisoned_history
 from toolpair.integrations.llamaindex._llm import GuardedLLM, guard
 from toolpair.integrations.llamaindex._memory import PairSafeMemory, PairSafeMemoryBuffer
 from toolpair.integrations.llamaindex._repair import (
@@ -24,6 +25,7 @@ __all__ = [
     "PairSafeMemory",
     "PairSafeMemoryBuffer",
     "guard",
+    "poisoned_history",
     "provider_for",
     "repair_messages",
     "validate_messages",

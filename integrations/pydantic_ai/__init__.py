@@ -11,7 +11,8 @@ Request-only repair (the stored history stays exactly as it was)::
 
 Outside a run: `repair` / `validate` a ``list[ModelMessage]``, and `model_request`
 for the `pydantic_ai.direct` API. Pair-safe compaction: `trim_history`,
-`clear_tool_results`.
+`clear_tool_results`. For the ``toolpair`` command and the pytest plugin:
+`load_dump` / `dump_messages` (``ModelMessagesTypeAdapter`` JSON) and `poisoned_history`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 from ._codec import PydanticAICodec
 from ._direct import model_request, model_request_sync, repair_for_model
 from ._guard import RepairGuard
+from ._hooks import dump_messages, load_dump, poisoned_history
 from ._processors import (
     clear_tool_results,
     history_repairer,
@@ -34,9 +36,12 @@ __all__ = [
     "PydanticAICodec",
     "RepairGuard",
     "clear_tool_results",
+    "dump_messages",
     "history_repairer",
+    "load_dump",
     "model_request",
     "model_request_sync",
+    "poisoned_history",
     "provider_for",
     "repair",
     "repair_for_model",

@@ -125,7 +125,8 @@ def defective(draw: st.DrawFn, max_exchanges: int = 4) -> tuple[list[Abs], list[
         elif d == "orphan":
             users = [i for i, m in enumerate(msgs) if m.role == "user"]
             i = draw(st.sampled_from(users))
-            msgs[i].parts.append(("result", f"ghost{next(counter)}", "weather", "boo", False))
+            n = next(counter)
+            msgs[i].parts.append(("result", f"ghost{n}", "weather", f"boo {n}", False))
         elif d == "duplicate" and res:
             i = draw(st.sampled_from(res))
             p = draw(st.sampled_from([p for p in msgs[i].parts if p[0] == "result"]))
@@ -328,7 +329,8 @@ def skeleton(history: list[Any], fmt: str) -> list[tuple[str, list[tuple[str, st
             if role == "tool":
                 items.append(("result", m["tool_call_id"]))
             else:
-                items.append(("other", ""))
+                if m.get("content"):
+                    items.append(("other", ""))
                 items += [("call", c["id"]) for c in m.get("tool_calls") or []]
         elif fmt == "openai-responses":
             t = m.get("type")
@@ -402,6 +404,8 @@ def simple_problems(history: list[Any], fmt: str, provider: str) -> list[str]:
                 chat_sk.append((role, items))
         turns: list[tuple[str, list[tuple[str, str]]]] = []
         for role, items in chat_sk:
+            if provider == "anthropic" and not items and role == "user":
+                continue  # an empty user message merges away
             merge = fmt == "openai-responses" or provider == "anthropic"  # the API merges
             if merge and turns and role == "assistant" == turns[-1][0]:
                 turns[-1][1].extend(items)
