@@ -13,6 +13,8 @@ ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {c
 
 
 def require_mapping(obj: Any, index: int, what: str = "message") -> Mapping[str, Any]:
+    if type(obj) is dict:  # the common case, without the ABC check's cost
+        return obj
     if not isinstance(obj, Mapping):
         raise InvalidHistory(f"{what} must be an object, got {type(obj).__name__}", index)
     return obj

@@ -16,6 +16,7 @@ from wire import (
     OS,
     OT,
     OU,
+    RA,
     RU,
     A,
     U,
@@ -532,3 +533,119 @@ def test_one_warning_per_repair_with_every_id(caplog: pytest.LogCaptureFixture) 
     assert len(records) == 1
     for i in ("toolu_1", "toolu_2", "toolu_9"):
         assert i in records[0].getMessage()
+
+
+# Shapes 5-7 in the remaining formats: exact expected output -------------------------
+BRIDGE = BA(b_txt("Understood."))
+M_BRIDGE = {"role": "assistant", "content": "Understood."}
+SHAPES: dict[str, tuple[Any, Any, list[str]]] = {
+    "moved home, bedrock": (
+        [
+            BU(b_txt("q")),
+            BA(b_use("t1")),
+            BU(b_txt("wait")),
+            BA(b_use("t2")),
+            BU(b_res("t1"), b_res("t2")),
+        ],
+        [
+            BU(b_txt("q")),
+            BA(b_use("t1")),
+            BU(b_res("t1")),
+            BRIDGE,
+            BU(b_txt("wait")),
+            BA(b_use("t2")),
+            BU(b_res("t2")),
+        ],
+        ["result_moved", "content_moved", "bridge_inserted"],
+    ),
+    "moved home, openai-responses": (
+        [RU("q"), fc("c1"), RU("wait"), fco("c0"), fc("c2"), fco("c2"), fco("c1")],
+        [RU("q"), fc("c1"), fco("c1"), RU("wait"), fc("c2"), fco("c2")],
+        ["orphan_result_dropped", "result_moved"],
+    ),
+    "moved home, gemini": (
+        [
+            GU(g_txt("q")),
+            GM(g_call("a", "i1")),
+            GU(g_txt("wait")),
+            GM(g_call("b", "i2")),
+            GU(g_res("a", "i1"), g_res("b", "i2")),
+        ],
+        [
+            GU(g_txt("q")),
+            GM(g_call("a", "i1")),
+            GU(g_res("a", "i1"), g_txt("wait")),
+            GM(g_call("b", "i2")),
+            GU(g_res("b", "i2")),
+        ],
+        ["result_moved"],
+    ),
+    "moved home, mistral": (
+        [
+            OU("q"),
+            OA(call("abc123XYZ")),
+            OU("wait"),
+            OA(call("def456XYZ")),
+            OT("abc123XYZ"),
+            OT("def456XYZ"),
+        ],
+        [
+            OU("q"),
+            OA(call("abc123XYZ")),
+            OT("abc123XYZ"),
+            M_BRIDGE,
+            OU("wait"),
+            OA(call("def456XYZ")),
+            OT("def456XYZ"),
+        ],
+        ["result_moved", "bridge_inserted"],
+    ),
+    "orphan, bedrock": (
+        [BU(b_txt("q")), BA(b_txt("hi")), BU(b_res("t9"), b_txt("more"))],
+        [BU(b_txt("q")), BA(b_txt("hi")), BU(b_txt("more"))],
+        ["orphan_result_dropped"],
+    ),
+    "orphan, openai-responses": (
+        [RU("q"), RA("hi"), fco("c9"), RU("more")],
+        [RU("q"), RA("hi"), RU("more")],
+        ["orphan_result_dropped"],
+    ),
+    "orphan, gemini": (
+        [GU(g_txt("q")), GM(g_txt("hi")), GU(g_res("w"), g_txt("more"))],
+        [GU(g_txt("q")), GM(g_txt("hi")), GU(g_txt("more"))],
+        ["orphan_result_dropped"],
+    ),
+    "orphan, mistral": (
+        [OU("q"), OA(content="hi"), OU("more"), OT("abc123XYZ")],
+        [OU("q"), OA(content="hi"), OU("more")],
+        ["orphan_result_dropped"],
+    ),
+    "duplicate, bedrock": (
+        [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1", "lost", "error"), b_res("t1"))],
+        [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1"))],
+        ["duplicate_result_dropped"],
+    ),
+    "duplicate, openai-responses": (
+        [RU("q"), fc("c1"), fco("c1", "first"), fco("c1", "second")],
+        [RU("q"), fc("c1"), fco("c1", "first")],
+        ["duplicate_result_dropped"],
+    ),
+    "duplicate, gemini": (
+        [GU(g_txt("q")), GM(g_call("a", "i1")), GU(g_res("a", "i1"), g_res("a", "i1", {"r": 2}))],
+        [GU(g_txt("q")), GM(g_call("a", "i1")), GU(g_res("a", "i1"))],
+        ["duplicate_result_dropped"],
+    ),
+    "duplicate, mistral": (
+        [OU("q"), OA(call("abc123XYZ")), OT("abc123XYZ", "first"), OT("abc123XYZ", "second")],
+        [OU("q"), OA(call("abc123XYZ")), OT("abc123XYZ", "first")],
+        ["duplicate_result_dropped"],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_shapes_in_every_format(name: str) -> None:
+    history, expected, fix_kinds = SHAPES[name]
+    r = fixed(history, name.split(", ")[1])
+    assert r.messages == expected
+    assert kinds(r) == fix_kinds
