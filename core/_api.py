@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolpair import _gc, _repair
+from toolpair import _chunked, _gc, _repair
 from toolpair._fast import certainly_valid
 from toolpair._model import (
     Codec,
@@ -170,18 +170,26 @@ def repair(
     """
     policy = policy or Policy()
     p = parse(history, provider, format, context)
-    violations = p.violations()
-    if not violations:
+    if p.certainly_valid():
         return Repaired(_shaped(p, list(p.raw)), [], {}, provider, p.codec.name)
-    if policy.strict:
-        raise HistoryError(violations, provider)
-    keep_orphans = p.codec.shape == "items" and p.ctx.previous_response_id is not None
     with _gc.paused():
-        natives, fixes, id_map = _repair.run(
-            p.messages, p.codec, p.profile, policy, keep_orphans=keep_orphans
+        pieces = (
+            None if policy.strict else _chunked.repair(p.raw, p.codec, p.profile, policy, p.ctx)
         )
-    out = Parsed(p.body, p.key, natives, p.codec, p.profile, p.ctx)
-    left = out.violations()
+        if pieces is not None:
+            natives, fixes, id_map = pieces
+            left: list[Violation] = []  # the assembled pieces are certainly valid
+        else:
+            violations = p.profile.rules(p.messages, p.ctx)
+            if not violations:
+                return Repaired(_shaped(p, list(p.raw)), [], {}, provider, p.codec.name)
+            if policy.strict:
+                raise HistoryError(violations, provider)
+            keep_orphans = p.codec.shape == "items" and p.ctx.previous_response_id is not None
+            natives, fixes, id_map = _repair.run(
+                p.messages, p.codec, p.profile, policy, keep_orphans=keep_orphans
+            )
+            left = Parsed(p.body, p.key, natives, p.codec, p.profile, p.ctx).violations()
     for v in left:
         fixes.append(_unrepaired(v))
     result = Repaired(_shaped(p, natives), fixes, id_map, provider, p.codec.name)

@@ -14,12 +14,29 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from toolpair.formats._common import content_is_empty
 from toolpair.providers._base import Context
 
-Checker = Callable[[Sequence[Any], Context], "bool | None"]
+Checker = Callable[..., "bool | None"]
+
+
+@dataclass(slots=True)
+class Frag:
+    """A fragment of a longer history (see `toolpair._chunked`): where it sits, the
+    role the message before it had, and sets the checker fills with the call and
+    result ids it reads (``seen`` is shared by every fragment: ids are unique
+    conversation-wide on the providers that say so)."""
+
+    first: bool
+    last: bool
+    prev_role: str | None
+    seen: set[str]
+    calls: set[str] = field(default_factory=set)
+    results: set[str] = field(default_factory=set)
+
 
 _ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+").fullmatch
 _BEDROCK_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}").fullmatch
@@ -33,11 +50,12 @@ def _blank(text: Any) -> bool:
     return type(text) is not str or not text or text.isspace()
 
 
-def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
+def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     if ctx.thinking or ctx.tools is not None:
         return None
-    seen: set[str] = set()
-    role_prev = None
+    seen: set[str] = frag.seen if frag is not None else set()
+    results: set[str] | None = frag.results if frag is not None else None
+    role_prev = frag.prev_role if frag is not None else None
     calls: list[str] | None = None  # the calls of the current assistant turn
     remaining: set[str] | None = None  # results still due at the head of this user turn
     lead = False
@@ -69,6 +87,8 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
                     if i in seen or type(i) is not str or not _ANTHROPIC_ID(i):
                         return None
                     seen.add(i)
+                    if frag is not None:
+                        frag.calls.add(i)
                     if calls is None:
                         calls = [i]
                     else:
@@ -96,6 +116,8 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
                     if not lead or remaining is None or i not in remaining:
                         return None
                     remaining.discard(i)
+                    if results is not None:
+                        results.add(i)
                     if b.get("is_error") is True and content_is_empty(b.get("content")):
                         return None
                 else:
@@ -109,6 +131,8 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
                         return None
     if remaining or (role_prev == "assistant" and calls is not None):
         return None
+    if frag is not None and not frag.last:
+        return True
     if msgs and msgs[-1]["role"] == "assistant":
         last = msgs[-1]["content"]
         text = last if type(last) is str else (last[-1].get("text") if last else None)
@@ -123,12 +147,14 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
     return True
 
 
-def bedrock(msgs: Sequence[Any], ctx: Context) -> bool | None:
+def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     if ctx.thinking:
         return None
     pending: list[str] | None = None
-    seen: set[str] = set()
-    prev_role = "assistant"  # the first message must be a user one
+    seen: set[str] = frag.seen if frag is not None else set()
+    results: set[str] | None = frag.results if frag is not None else None
+    # The first message must be a user one; a fragment continues its predecessor.
+    prev_role = frag.prev_role or "assistant" if frag is not None else "assistant"
     tools = False
     for m in msgs:
         role = m["role"]
@@ -146,6 +172,8 @@ def bedrock(msgs: Sequence[Any], ctx: Context) -> bool | None:
                     if i in seen or type(i) is not str or not _BEDROCK_ID(i):
                         return None
                     seen.add(i)
+                    if frag is not None:
+                        frag.calls.add(i)
                     if calls is None:
                         calls = [i]
                     else:
@@ -175,6 +203,8 @@ def bedrock(msgs: Sequence[Any], ctx: Context) -> bool | None:
                 got.add(r["toolUseId"])
             if len(got) != len(pending) or not got.issuperset(pending):
                 return None
+            if results is not None:
+                results.update(got)
             pending = None
     if pending is not None:
         return None
@@ -183,10 +213,12 @@ def bedrock(msgs: Sequence[Any], ctx: Context) -> bool | None:
     return True
 
 
-def _chat(msgs: Sequence[Any], ctx: Context, mistral: bool) -> bool | None:
+def _chat(
+    msgs: Sequence[Any], ctx: Context, mistral: bool, frag: Frag | None = None
+) -> bool | None:
     i = 0
     n = len(msgs)
-    prev = ""
+    prev = (frag.prev_role or "") if frag is not None else ""
     while i < n:
         m = msgs[i]
         role = m["role"]
@@ -235,30 +267,37 @@ def _chat(msgs: Sequence[Any], ctx: Context, mistral: bool) -> bool | None:
             prev = "tool"
         if len(got) != len(ids):
             return None
+        if frag is not None:
+            frag.calls.update(ids)
+            frag.results.update(got)
     if mistral:
         if not msgs:
             return None
+        first = frag is None or frag.first
+        last_one = frag is None or frag.last
         last = msgs[-1]
-        if last["role"] not in ("user", "tool") and not (
-            last["role"] == "assistant" and last.get("prefix") is True
+        if (
+            last_one
+            and last["role"] not in ("user", "tool")
+            and not (last["role"] == "assistant" and last.get("prefix") is True)
         ):
             return None
-        if msgs[0]["role"] not in ("user", "system"):
+        if first and msgs[0]["role"] not in ("user", "system"):
             return None
         if ctx.tokenizer_version < 5:
             return None
     return True
 
 
-def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
-    return _chat(msgs, ctx, mistral=False)
+def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    return _chat(msgs, ctx, False, frag)
 
 
-def mistral(msgs: Sequence[Any], ctx: Context) -> bool | None:
-    return _chat(msgs, ctx, mistral=True)
+def mistral(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    return _chat(msgs, ctx, True, frag)
 
 
-def responses(msgs: Sequence[Any], ctx: Context) -> bool | None:
+def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     if ctx.previous_response_id is not None or ctx.store is False:
         return None
     open_calls: set[str] = set()
@@ -293,6 +332,10 @@ def responses(msgs: Sequence[Any], ctx: Context) -> bool | None:
             return None
     if after_reasoning or open_calls:
         return None
+    if frag is not None:
+        calls = [it["call_id"] for it in msgs if it.get("type") == "function_call"]
+        frag.calls.update(calls)
+        frag.results.update(calls)  # every one was answered inside the fragment
     return True
 
 

@@ -67,14 +67,16 @@ class _State:
     profile: Profile
     policy: Policy
     keep_orphans: bool
+    taken: set[str]
+    at_end: bool
     fixes: list[Fix] = field(default_factory=list)
     calls: list[_Call] = field(default_factory=list)
     #: id(result block) -> "home" | "drop" | "text" | "keep"
     fate: dict[int, str] = field(default_factory=dict)
     renamed: dict[int, Block] = field(default_factory=dict)
     id_map: dict[str, str] = field(default_factory=dict)
-    #: id(result block) -> index of the message it came from
-    origin: dict[int, int] = field(default_factory=dict)
+    #: id(result block) -> the message it came from
+    origin: dict[int, Message] = field(default_factory=dict)
 
     def fix(self, kind: str, index: int, ids: Sequence[str | None] = (), detail: str = "") -> None:
         self.fixes.append(Fix(kind, index, tuple(i or "" for i in ids), detail))
@@ -117,7 +119,7 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
                     else:
                         open_calls.setdefault(k, []).append(c)
                 elif b.kind == "result":
-                    st.origin[id(b)] = m.index
+                    st.origin[id(b)] = m
                     k = _key(b)
                     cands = open_calls.get(k)
                     if cands:
@@ -168,7 +170,7 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
 
 def _rewrite_ids(st: _State) -> None:
     profile = st.profile
-    taken = {c.block.id for c in st.calls if c.block.id is not None}
+    taken: set[str] | None = None  # built on the first rename: most repairs have none
     seen: set[str] = set()
     for c in st.calls:
         old = c.block.id
@@ -177,9 +179,11 @@ def _rewrite_ids(st: _State) -> None:
         if profile.valid_id(old) and old not in seen:
             seen.add(old)
             continue
+        if taken is None:
+            taken = {c.block.id for c in st.calls if c.block.id is not None}
         salt = 0
         new = profile.new_id(old, salt)
-        while new in taken or new in seen or not profile.valid_id(new):
+        while new in taken or new in st.taken or new in seen or not profile.valid_id(new):
             salt += 1
             new = profile.new_id(old, salt)
         seen.add(new)
@@ -346,7 +350,7 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
     lead_set = set(lead)
     out: list[Out] = []
     for b, orig in chosen:
-        src = st.msgs[st.origin[id(orig)]] if orig is not None else None
+        src = st.origin[id(orig)] if orig is not None else None
         if src is not None and id(b) not in lead_set:
             st.fix("result_moved", src.index, [b.id], "moved right after the call")
         out.append(Out("tool", [b], src))
@@ -379,8 +383,8 @@ def _answer_blocks(
     for b, orig in chosen:
         if orig is None or id(b) in lead_ids:
             continue
-        at = st.origin[id(orig)]
-        if tpl is not None and at == tpl.index:
+        at = st.origin[id(orig)].index
+        if tpl is not None and st.origin[id(orig)] is tpl:
             st.fix("results_first", at, [b.id or b.name], "moved in front of the user's content")
         else:
             st.fix(
@@ -393,7 +397,7 @@ def _answer_blocks(
     later = _user_msgs(st, zone[1:])
     # A message that already holds exactly these results (in the zone, or where the
     # results came from) is the result turn, handed back as it is.
-    whole = _holding(st, results, [*zone, *(st.msgs[st.origin[id(o)]] for _, o in chosen if o)])
+    whole = _holding(st, results, [*zone, *(st.origin[id(o)] for _, o in chosen if o)])
     if not (st.profile.results_only or st.profile.bridge_after_results):
         if not results and tpl is None:
             return later
@@ -452,7 +456,7 @@ def layout(st: _State) -> list[Out]:
         if s + 1 < len(segs) and segs[s + 1][0] == "user":
             zone = segs[s + 1][1]
             consumed.add(s + 1)
-        out.extend(_answer(st, calls, zone, last=s + 1 >= len(segs)))
+        out.extend(_answer(st, calls, zone, last=s + 1 >= len(segs) and st.at_end))
     return out
 
 
@@ -680,15 +684,21 @@ def run(
     policy: Policy,
     *,
     keep_orphans: bool = False,
+    taken: set[str] | None = None,
+    first: bool = True,
+    last: bool = True,
 ) -> tuple[list[Any], list[Fix], dict[str, str]]:
-    st = _State(msgs, codec, profile, policy, keep_orphans)
+    """Repair ``msgs``. ``taken`` holds ids used elsewhere in the history that a new
+    id must avoid; ``first`` and ``last`` say whether ``msgs`` start and end the
+    history (when repairing one piece of it)."""
+    st = _State(msgs, codec, profile, policy, keep_orphans, taken or set(), last)
     out = layout(st)
     out = _drop_empty(st, out)
     if codec.shape != "items" and profile.strict_alternation:
         out = _alternate(st, out)
     if codec.shape != "blocks" and profile.bridge_after_results:
         out = _chat_bridges(st, out)
-    if profile.first_user or profile.first_not_call:
+    if first and (profile.first_user or profile.first_not_call):
         out = _leading_user(st, out)
     if codec.shape == "items" and profile.reasoning_adjacency:
         out = _reasoning(st, out)

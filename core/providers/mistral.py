@@ -132,9 +132,8 @@ class Mistral(Profile):
                         )
                     )
                 call_ids.add(cid)
-            if not calls:
-                continue
-            # M2 counts every tool message before the next assistant message.
+            # M2 counts every tool message before the next assistant message, also after
+            # an assistant message that made no call.
             j = k + 1
             results = []
             while j < len(ts) and ts[j].role != "assistant":

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 
 import toolpair
+from toolpair import _chunked
 from toolpair._api import parse
 from toolpair._fast import CHECKERS
 
@@ -121,3 +122,20 @@ def test_fast_path_never_hides_a_violation(
     full = p.profile.rules(p.messages, p.ctx)
     if p.certainly_valid():
         assert full == []
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@FUZZ
+@given(case=defective(), fmt=st.sampled_from(FORMATS))
+def test_repair_in_pieces_keeps_every_property(provider: str, case: Any, fmt: str) -> None:
+    # Long histories are repaired piece by piece; force that path on small ones.
+    history = render(case[0], fmt)
+    saved = _chunked.MIN_MESSAGES
+    _chunked.MIN_MESSAGES = 0
+    try:
+        check_properties(history, fmt, provider)
+    except AssertionError:
+        _save(history, fmt, provider)
+        raise
+    finally:
+        _chunked.MIN_MESSAGES = saved

@@ -649,3 +649,53 @@ def test_shapes_in_every_format(name: str) -> None:
     r = fixed(history, name.split(", ")[1])
     assert r.messages == expected
     assert kinds(r) == fix_kinds
+
+
+# Long histories are repaired in pieces ------------------------------------------------
+def _long(fmt: str) -> list[Any]:
+    h: list[Any] = []
+    for i in range(80):
+        if fmt == "anthropic":
+            h += [U(f"q{i}"), A(tu(f"t{i}")), U(tr(f"t{i}")), A(f"a{i}")]
+        elif fmt == "bedrock":
+            h += [BU(b_txt(f"q{i}")), BA(b_use(f"t{i}")), BU(b_res(f"t{i}")), BA(b_txt(f"a{i}"))]
+        elif fmt == "openai-responses":
+            h += [RU(f"q{i}"), fc(f"t{i}"), fco(f"t{i}"), RA(f"a{i}")]
+        else:
+            cid = f"abc{i:06d}"
+            h += [OU(f"q{i}"), OA(call(cid)), OT(cid), OA(content=f"a{i}")]
+    return [*h, h[0]]  # ending on a user turn, as a request does
+
+
+@pytest.mark.parametrize("fmt", ["anthropic", "bedrock", "openai", "openai-responses", "mistral"])
+def test_pieces_give_the_full_answer(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from toolpair import _chunked
+
+    h = _long(fmt)
+    del h[102]  # a dangling call mid-history
+    orphan = {
+        "anthropic": U(tr("ghost")),
+        "bedrock": BU(b_res("ghost")),
+        "openai-responses": fco("ghost"),
+    }.get(fmt, OT("ghost0000"))
+    h.insert(200, orphan)  # a result whose call is nowhere
+    r = toolpair.repair(h, fmt)
+    assert _chunked.repair(h, *_codec_profile(fmt), toolpair.Policy(), _ctx()) is not None
+    monkeypatch.setattr(_chunked, "MIN_MESSAGES", 10**9)
+    full = toolpair.repair(h, fmt)
+    assert r.messages == full.messages
+    assert sorted(map(str, r.fixes)) == sorted(map(str, full.fixes))
+    assert sum(a is b for a, b in zip(r.messages, h, strict=False)) >= 100
+
+
+def _codec_profile(fmt: str) -> tuple[Any, Any]:
+    from toolpair.formats import get_codec
+    from toolpair.providers import get_profile
+
+    return get_codec(fmt), get_profile(fmt)
+
+
+def _ctx() -> Any:
+    from toolpair.providers import Context
+
+    return Context()

@@ -1,0 +1,218 @@
+"""Repair that decodes only the parts of a long history that need it.
+
+A stored history that broke once is repaired again on every request, so the slow path
+is not rare. A long history falls into exchanges at each plain user message (one that
+carries no results); in a valid history no call and result pair crosses such a
+boundary. Each exchange goes through the no-op checker; only the ones it cannot clear,
+each with the exchange after it, are decoded and repaired, the rest are handed back
+untouched without being decoded.
+
+This is an optimisation of `repair`, never a different answer: whenever the pieces
+would not be independent (a result in one piece answers a call in another, an id is
+reused across pieces), or the assembled history is not certainly valid, the caller
+takes the full path instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from toolpair import _repair
+from toolpair._fast import CHECKERS, Frag, certainly_valid
+from toolpair._model import Codec, Fix, Message, Policy
+from toolpair._view import pid
+from toolpair.providers._base import Context, Profile
+
+#: Histories shorter than this take the full path: the bookkeeping would not pay.
+MIN_MESSAGES = 200
+
+#: Rules about the first or last message of the whole request; a piece that is not
+#: first or last may break them without the history doing so.
+_FIRST_ONLY = frozenset({"bedrock.first_not_user", "mistral.bad_start", "mistral.empty"})
+_LAST_ONLY = frozenset(
+    {"mistral.bad_last_role", "anthropic.trailing_whitespace", "anthropic.thinking_disabled"}
+)
+
+
+def _chat_side(m: Any) -> str:
+    return "a" if type(m) is dict and m.get("role") == "assistant" else "u"
+
+
+_USER_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
+
+
+def _responses_side(m: Any) -> str:
+    if type(m) is not dict:
+        return "u"
+    t = m.get("type")
+    if t in _USER_ITEMS:
+        return "u"
+    if t is None or t == "message":
+        return "a" if m.get("role") == "assistant" else "u"
+    return "a"
+
+
+#: Which side of the conversation a native message is on. A piece boundary falls where
+#: an assistant turn starts after a user-side one: in a valid history every call and
+#: its results sit between two such boundaries.
+SIDES: dict[str, Callable[[Any], str]] = {
+    "anthropic": _chat_side,
+    "bedrock": _chat_side,
+    "openai": _chat_side,
+    "mistral": _chat_side,
+    "openai-responses": _responses_side,
+}
+
+
+def _role(m: Any) -> str | None:
+    if type(m) is not dict:
+        return None
+    if m.get("type") in _USER_ITEMS:
+        return "tool"
+    role = m.get("role")
+    return role if isinstance(role, str) else None
+
+
+def repair(
+    raw: Sequence[Any], codec: Codec, profile: Profile, policy: Policy, ctx: Context
+) -> tuple[list[Any], list[Fix], dict[str, str]] | None:
+    """The repaired message list, fixes and id map; None means "take the full path"."""
+    side = SIDES.get(codec.name)
+    check = CHECKERS.get((codec.name, profile.name))
+    if (
+        side is None
+        or check is None
+        or len(raw) < MIN_MESSAGES
+        or policy.trailing == "keep"
+        or policy.bound_thinking == "strip"
+    ):
+        return None
+    try:
+        sides = [side(m) for m in raw]
+        starts = [0] + [i for i in range(1, len(raw)) if sides[i] == "a" and sides[i - 1] == "u"]
+        n = len(starts)
+        ends = [*starts[1:], len(raw)]
+        seen: set[str] = set()
+        frags: list[Frag] = []
+        clean: list[bool] = []
+        for k in range(n):
+            a, b = starts[k], ends[k]
+            frag = Frag(a == 0, b == len(raw), _role(raw[a - 1]) if a else None, seen)
+            frags.append(frag)
+            clean.append(check(raw[a:b], ctx, frag) is True)
+    except (KeyError, TypeError, AttributeError, IndexError):
+        return None  # malformed: the full path names it
+    if all(clean):
+        return None
+    # A piece is a run of exchanges the checker could not clear; where turns must
+    # alternate, with the exchange after it, so a turn left at its end can merge.
+    reach = 1 if profile.strict_alternation else 0
+    spans: list[list[int]] = []
+    for k in range(n):
+        if clean[k]:
+            continue
+        hi = min(k + reach, n - 1)
+        if spans and spans[-1][1] >= k - 1:
+            spans[-1][1] = max(spans[-1][1], hi)
+        else:
+            spans.append([k, hi])
+    pieces: list[tuple[int, int, list[Message]]] = []
+    for lo, hi in spans:
+        a, b = starts[lo], ends[hi]
+        msgs = codec.decode(raw[a:b])
+        for m in msgs:
+            m.index += a
+        pieces.append((a, b, msgs))
+    clean_calls: set[str] = set()
+    clean_results: set[str] = set()
+    in_piece = {k for lo, hi in spans for k in range(lo, hi + 1)}
+    for k in range(n):
+        if k not in in_piece:
+            clean_calls |= frags[k].calls
+            clean_results |= frags[k].results
+    ids = [_ids(msgs) for _, _, msgs in pieces]
+    owners_call: dict[str, int] = {}
+    owners_result: dict[str, int] = {}
+    for j, (calls, results) in enumerate(ids):
+        for i in calls:
+            owners_call[i] = -2 if owners_call.get(i, j) != j else j
+        for i in results:
+            owners_result[i] = -2 if owners_result.get(i, j) != j else j
+    all_calls = clean_calls.union(owners_call)
+    out: list[Any] = []
+    fixes: list[Fix] = []
+    id_map: dict[str, str] = {}
+    pos = 0
+    changed = False
+    for j, (a, b, msgs) in enumerate(pieces):
+        calls, results = ids[j]
+        for i in results - calls:  # a result whose call is in another piece or exchange
+            if i in clean_calls or owners_call.get(i, j) != j:
+                return None
+        for i in calls - results:  # a call whose result is in another piece or exchange
+            if i in clean_results or owners_result.get(i, j) != j:
+                return None
+        for i in calls:  # an id reused across pieces
+            if i in clean_calls or owners_call[i] != j:
+                return None
+        violations = [
+            v
+            for v in profile.rules(msgs, ctx)
+            if not (a and v.code in _FIRST_ONLY) and not (b < len(raw) and v.code in _LAST_ONLY)
+        ]
+        out.extend(raw[pos:a])
+        pos = b
+        if not violations:
+            out.extend(raw[a:b])
+            continue
+        natives, piece_fixes, piece_map = _repair.run(
+            msgs, codec, profile, policy, taken=all_calls, first=a == 0, last=b == len(raw)
+        )
+        out.extend(natives)
+        fixes.extend(piece_fixes)
+        id_map.update(piece_map)
+        changed = True
+    out.extend(raw[pos:])
+    if not changed or not certainly_valid(codec.name, profile.name, out, ctx):
+        return None
+    _prefix_binding(codec.name, raw, out, fixes)
+    return out, fixes, id_map
+
+
+def _thinking(m: Any, fmt: str) -> bool:
+    content = m.get("content") if type(m) is dict else None
+    if type(content) is not list:
+        return False
+    if fmt == "anthropic":
+        return any(b.get("type") in ("thinking", "redacted_thinking") for b in content)
+    return fmt == "bedrock" and any("reasoningContent" in b for b in content)
+
+
+def _prefix_binding(fmt: str, raw: Sequence[Any], out: list[Any], fixes: list[Fix]) -> None:
+    """H4 over the whole history: thinking anywhere after the first edited message,
+    which a piece on its own cannot see."""
+    if fmt not in ("anthropic", "bedrock") or any(f.kind == "prefix_binding" for f in fixes):
+        return
+    first = next(
+        (k for k, (a, b) in enumerate(zip(raw, out, strict=False)) if a is not b),
+        min(len(raw), len(out)),
+    )
+    bound = sum(1 for m in out[first:] if _thinking(m, fmt))
+    if bound:
+        fixes.append(
+            Fix(
+                "prefix_binding",
+                first,
+                (),
+                f"{bound} message(s) with thinking follow an edited message; providers that "
+                "bind thinking to its prefix (Anthropic H4) may reject them: retry with "
+                "bound_thinking='strip' or the drop_block setting",
+            )
+        )
+
+
+def _ids(msgs: Sequence[Message]) -> tuple[set[str], set[str]]:
+    calls = {pid(b) for m in msgs for b in m.blocks if b.kind == "call"}
+    results = {pid(b) for m in msgs for b in m.blocks if b.kind == "result"}
+    return calls, results
