@@ -84,6 +84,27 @@ class OpenAIChat(Profile):
                         )
                     )
             ids = {pid(it.block) for it in calls}
+            if len(ids) < len(calls):
+                # One id on two calls of a message leaves one of them without a response
+                # message of its own. UNVERIFIED: no public copy of the API's text for
+                # this; O1 is the closest confirmed wording.
+                repeated = tuple(
+                    dict.fromkeys(
+                        i
+                        for n, i in enumerate(map(pid, (c.block for c in calls)))
+                        if i in [pid(c.block) for c in calls[:n]]
+                    )
+                )
+                at = calls[0].msg
+                add(
+                    Violation(
+                        "openai.repeated_call_id",
+                        O1.format(ids=", ".join(repeated)),
+                        at,
+                        repeated,
+                        f"messages.[{at}].role",
+                    )
+                )
             first_seen: dict[str, int] = {}
             for j in run:
                 answered.add(j)

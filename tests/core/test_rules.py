@@ -548,6 +548,17 @@ CASES = [
         "Invalid 'messages[1].tool_calls[0].id': string too long. Expected a string with "
         "maximum length 40, but got a string with length 44 instead.",
     ),
+    Case(
+        "O1 repeated id",
+        "openai",
+        [OU("q"), OA(call("call_1"), call("call_1")), OT("call_1")],
+        [OU("q"), OA(call("call_1"), call("call_2")), OT("call_1"), OT("call_2")],
+        "openai.repeated_call_id",
+        1,
+        ("call_1",),
+        "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+        "each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1",
+    ),
     # --- OpenAI Responses ------------------------------------------------------------
     Case(
         "R1",
