@@ -275,7 +275,14 @@ def _assistant_run(st: _State, msgs: Sequence[Message]) -> list[Out]:
                 )
             out.append(Out("assistant", new, m))
         return out
-    outs = [Out("assistant", _filter(st, m), m) for m in msgs]
+    outs = []
+    for m in msgs:
+        # A chat codec may keep calls among its content (LlamaIndex's ToolCallBlock).
+        blocks = _filter(st, m)
+        new = _reorder_assistant(blocks)
+        if new is not blocks:
+            st.fix("content_reordered", m.index, [], "content moved in front of the tool calls")
+        outs.append(Out("assistant", new, m))
     if shape == "items":
         outs = _reorder_items(st, outs)
     return outs

@@ -64,8 +64,9 @@ def _role_value(msg: Any) -> str:
 
 
 def _id_or_none(value: Any) -> str | None:
-    # An empty id pairs with nothing, exactly like a missing one.
-    return value if isinstance(value, str) and value else None
+    # An empty id is kept: the converters send it as is, so "" pairs with "" on the
+    # wire (and is then rewritten), whereas a missing id pairs with nothing.
+    return value if isinstance(value, str) else None
 
 
 def _is_tool_call_block(block: Any) -> bool:
@@ -104,7 +105,14 @@ def _content_block(block: Any, role: str) -> Block:
         text = getattr(block, "text", None)
         return Block("text", block, text=text if isinstance(text, str) else None)
     if kind == "thinking":
-        return Block("thinking", block, sub="thinking")
+        # The Anthropic converter sends additional_information["signature"]; the core's
+        # signature rule reads a dict's "signature", so only an unsigned block gets the
+        # sub-type it checks (a signed one was flagged invalid and left unrepaired).
+        info = getattr(block, "additional_information", None)
+        sig = info.get("signature") if isinstance(info, Mapping) else None
+        return Block(
+            "thinking", block, sub="signed" if isinstance(sig, str) and sig else "thinking"
+        )
     if kind == "tool_call" and role == "assistant":
         return Block(
             "call",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from lc_wire import MODELS, Wire, ai, tool
@@ -77,6 +77,12 @@ def _verdicts(provider: str, history: list[BaseMessage]) -> tuple[bool, bool]:
 @PROPERTY
 @given(history=st.one_of(histories(), mostly_valid()))
 def test_framework_verdict_matches_the_wire(provider: str, history: list[BaseMessage]) -> None:
+    if provider == "openai-responses":
+        # langchain-openai silently drops a function_call whose call_id an earlier one
+        # used, so such a wire can pass while its second call was lost; toolpair reports
+        # the call (and repair renames it so both reach the model). Not comparable.
+        calls = [c["id"] for m in history if isinstance(m, AIMessage) for c in m.tool_calls]
+        assume(len(calls) == len(set(calls)))
     framework_rejects, wire_rejects = _verdicts(provider, history)
     assert framework_rejects == wire_rejects
 

@@ -1,0 +1,212 @@
+"""Issue 9 at the framework level: properties 1-4 of the core's wire-format suite, for
+generated agno histories, for every provider profile, through `AgnoCodec`.
+
+The histories are the core generator's (``tests/core/gen.py``: every defect repair
+handles), rendered into agno ``Message`` lists with this suite's own builders
+(`_agno_harness`). agno writes no empty ids (the codec rejects one as malformed), so
+that defect is not generated here. ``TOOLPAIR_FUZZ`` sets the example count.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _agno_harness import call
+from agno.media import Image
+from agno.models.message import Message
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import toolpair
+from toolpair.integrations.agno import AgnoCodec
+
+sys.path.append(str(Path(__file__).parents[2] / "core"))
+from gen import Abs, defective, outputs, texts
+
+EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "40"))
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+DROPS = ("duplicate_result_dropped", "orphan_result_dropped")
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> list[Message]:
+    abstract, _ = draw(defective())
+    return render(abstract)
+
+
+def _content(ts: list[str]) -> Any:
+    if not ts:
+        return None
+    return ts[0] if len(ts) == 1 else [{"type": "text", "text": t} for t in ts]
+
+
+def _user(m: Abs) -> list[Message]:
+    """A user turn: its results as tool messages, the text and images between them as
+    user messages, in order."""
+    out: list[Message] = []
+    ts: list[str] = []
+    imgs: list[Image] = []
+    for p in [*m.parts, ("end",)]:
+        if p[0] in ("result", "end") and (ts or imgs):
+            out.append(Message(role="user", content=_content(ts), images=imgs or None))
+            ts, imgs = [], []
+        if p[0] == "result":
+            out.append(
+                Message(
+                    role="tool",
+                    tool_call_id=p[1],
+                    tool_name=p[2],
+                    content=p[3],
+                    tool_call_error=p[4] or None,
+                )
+            )
+        elif p[0] == "text":
+            ts.append(p[1])
+        elif p[0] == "image":
+            imgs.append(Image(url=p[1]))
+    return out
+
+
+def render(msgs: list[Abs]) -> list[Message]:
+    out: list[Message] = []
+    for m in msgs:
+        if m.role == "system":
+            out.append(Message(role="system", content=m.parts[0][1]))
+        elif m.role == "assistant":
+            calls = [call(p[1], "Paris") for p in m.parts if p[0] == "call"]
+            thinking = any(p[0] == "thinking" for p in m.parts)
+            out.append(
+                Message(
+                    role="assistant",
+                    content=_content([p[1] for p in m.parts if p[0] == "text"]),
+                    tool_calls=calls or None,
+                    reasoning_content="hm" if thinking else None,
+                )
+            )
+        else:
+            out.extend(_user(m))
+    return out
+
+
+#: Providers whose formatter lifts system messages out of the turn list.
+HOISTED = ("anthropic", "bedrock", "gemini")
+
+
+def _not_sent(m: Message, provider: str) -> bool:
+    """A message that is no turn on the wire: a system message where the formatter
+    lifts it out, an empty assistant message the Anthropic API merges away."""
+    if m.role == "system":
+        return provider in HOISTED
+    empty = m.role == "assistant" and not m.content and not m.tool_calls
+    return empty and provider == "anthropic"
+
+
+def _answers(k: str, calls: Counter[str], results: Counter[str], provider: str) -> bool:
+    """Whether a result for ``k`` here answers a call made before it. The Responses API
+    pairs an output with any earlier call of its call_id (as the core suite's checker)."""
+    return calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k]
+
+
+def simple_problems(history: list[Message], provider: str) -> list[str]:
+    """Written without the codec: every call is answered by exactly one tool message
+    after it and no tool message answers nothing; except on the Responses API (a flat
+    item list, where an output only has to follow its call), a call's results are the
+    tool messages right after it (after the run of assistant messages, for Anthropic)."""
+    problems = []
+    calls: Counter[str] = Counter()
+    results: Counter[str] = Counter()
+    run: list[str] = []
+    history = [m for m in history if not _not_sent(m, provider)]
+    for i, m in enumerate(history):
+        if m.role == "tool":
+            k = str(m.tool_call_id)
+            if not _answers(k, calls, results, provider):
+                problems.append(f"result {k!r} at {i} answers no call")
+            results[k] += 1
+        elif m.role == "assistant":
+            want = [c["id"] for c in m.tool_calls or []]
+            calls.update(want)
+            want = run + want
+            if (
+                provider == "anthropic"
+                and i + 1 < len(history)
+                and history[i + 1].role == "assistant"
+            ):
+                run = want  # the Messages API merges adjacent assistant turns
+                continue
+            run = []
+            after = history[i + 1 : i + 1 + len(want)]
+            got = [r.tool_call_id if r.role == "tool" else None for r in after]
+            if provider != "openai-responses" and Counter(got) != Counter(want):
+                problems.append(f"calls {want} at {i} answered right after by {got}")
+    if calls != results:
+        problems.append(f"calls {sorted(calls.elements())}, results {sorted(results.elements())}")
+    return problems
+
+
+def codec(provider: str) -> AgnoCodec:
+    return AgnoCodec()
+
+
+def dump(history: list[Message]) -> list[Any]:
+    """Each message as a dict, string content split where the codec joins the texts of
+    merged messages (with a blank line), so every text is seen on its own."""
+    out = []
+    for m in history:
+        d = m.model_dump()
+        if isinstance(d["content"], str):
+            d["content"] = d["content"].split("\n\n")
+        out.append(d)
+    return out
+
+
+def images(history: list[Message]) -> list[str | None]:
+    return [img.url for m in history for img in m.images or []]
+
+
+def check_properties(history: list[Message], provider: str) -> None:
+    before = copy.deepcopy(history)
+    r = toolpair.repair(history, provider, format=codec(provider))
+    out = r.messages
+    # 3. the input is unchanged, and nothing is rebuilt that did not change
+    assert history == before
+    input_ids = {id(m) for m in history}
+    for o in out:
+        if id(o) not in input_ids:
+            assert not any(o == m for m in history), f"rebuilt an untouched message: {o}"
+    # 1. valid for the provider, and the simple checker agrees
+    left = toolpair.validate(out, provider, format=codec(provider))
+    assert left == [], [str(v) for v in left]
+    assert simple_problems(out, provider) == []
+    # 2. idempotent
+    again = toolpair.repair(out, provider, format=codec(provider))
+    assert again.fixes == []
+    assert all(a is b for a, b in zip(again.messages, out, strict=True))
+    # 4. nothing real is lost: every text and image in order, every real result unless
+    # reported (system messages may move, as in the core suite)
+    got, had = texts(dump(out)), texts(dump(history))
+    assert [t for t in got if not t.startswith("rule")] == [
+        t for t in had if not t.startswith("rule")
+    ]
+    assert Counter(got) == Counter(had)
+    assert images(out) == images(history)
+    lost = Counter(outputs(dump(history))) - Counter(outputs(dump(out)))
+    assert not Counter(outputs(dump(out))) - Counter(outputs(dump(history)))
+    assert sum(lost.values()) <= sum(f.kind in DROPS for f in r.fixes)
+
+
+@pytest.mark.parametrize("provider", toolpair.PROVIDERS)
+@FUZZ
+@given(history=histories())
+def test_repair_properties(provider: str, history: list[Message]) -> None:
+    check_properties(history, provider)

@@ -1,0 +1,252 @@
+"""Issue 9 at the framework level: properties 1-4 of the core's wire-format suite, for
+generated LlamaIndex histories, for every provider profile, through `LlamaIndexCodec`.
+
+The histories are the core generator's (``tests/core/gen.py``: every defect repair
+handles), rendered into ``ChatMessage`` lists with this suite's own builders
+(`li_history`: ToolCallBlocks, or legacy ``additional_kwargs`` calls before 0.14.5),
+plus empty call ids, which LlamaIndex allows. ``TOOLPAIR_FUZZ`` sets the example count.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from li_history import ToolCallBlock, legacy_calls, result, say, system, user
+from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
+
+import toolpair
+from toolpair.integrations.llamaindex import LlamaIndexCodec
+
+sys.path.append(str(Path(__file__).parents[2] / "core"))
+from gen import Abs, defective, outputs, texts
+
+try:
+    from llama_index.core.base.llms.types import ThinkingBlock
+except ImportError:  # llama-index-core < 0.14.3
+    ThinkingBlock = None  # type: ignore[assignment,misc]
+
+EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "40"))
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+DROPS = ("duplicate_result_dropped", "orphan_result_dropped")
+
+
+#: The providers on which text after a ToolCallBlock is a violation that repair moves.
+CALLS_LAST = ("anthropic", "portable")
+
+
+@st.composite
+def histories(draw: st.DrawFn, calls_last: bool = False) -> list[ChatMessage]:
+    abstract, _ = draw(defective())
+    if draw(st.booleans()) and draw(st.booleans()):
+        _empty_id(draw, abstract)
+    if calls_last:
+        for m in abstract:
+            if m.role == "assistant":
+                m.parts = sorted(m.parts, key=lambda p: p[0] == "call")
+    return render(abstract)
+
+
+def _empty_id(draw: st.DrawFn, msgs: list[Abs]) -> None:
+    """Blank one call's id, and its results' (LlamaIndex stores ``""`` as it comes)."""
+    ids = [p[1] for m in msgs for p in m.parts if p[0] == "call"]
+    if ids:
+        old = draw(st.sampled_from(ids))
+        for m in msgs:
+            m.parts = [
+                (p[0], "", *p[2:]) if p[0] in ("call", "result") and p[1] == old else p
+                for p in m.parts
+            ]
+
+
+def _assistant(m: Abs) -> ChatMessage:
+    blocks: list[Any] = []
+    for p in m.parts:
+        if p[0] == "text":
+            blocks.append(TextBlock(text=p[1]))
+        elif p[0] == "thinking" and ThinkingBlock is not None:
+            blocks.append(ThinkingBlock(content="hm", additional_information={"signature": p[1]}))
+        elif p[0] == "call" and ToolCallBlock is not None:
+            blocks.append(ToolCallBlock(tool_call_id=p[1], tool_name=p[2], tool_kwargs={"q": 1}))
+    ids = [p[1] for p in m.parts if p[0] == "call"]
+    if ToolCallBlock is None and ids:
+        legacy = legacy_calls(*ids)
+        return legacy.model_copy(update={"blocks": blocks})
+    return ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks)
+
+
+def render(msgs: list[Abs]) -> list[ChatMessage]:
+    out: list[ChatMessage] = []
+    for m in msgs:
+        if m.role == "system":
+            out.append(system(m.parts[0][1]))
+        elif m.role == "assistant":
+            out.append(_assistant(m))
+        else:
+            pending: list[Any] = []
+            for p in m.parts:
+                if p[0] == "result":
+                    if pending:
+                        out.append(ChatMessage(role=MessageRole.USER, blocks=pending))
+                        pending = []
+                    kwargs: dict[str, Any] = {"tool_call_id": p[1]}
+                    if p[4]:
+                        kwargs["is_error"] = True
+                    out.append(
+                        ChatMessage(role=MessageRole.TOOL, content=p[3], additional_kwargs=kwargs)
+                    )
+                elif p[0] == "text":
+                    pending.append(TextBlock(text=p[1]))
+                elif p[0] == "image":
+                    pending.append(ImageBlock(url=f"https://example.com/{p[1]}"))
+            if pending or not m.parts:
+                out.append(ChatMessage(role=MessageRole.USER, blocks=pending))
+    return out
+
+
+def _calls(m: ChatMessage) -> list[str]:
+    ids = [b.tool_call_id for b in m.blocks if getattr(b, "block_type", None) == "tool_call"]
+    if not ids:
+        ids = [c["id"] for c in m.additional_kwargs.get("tool_calls") or []]
+    return [i or "" for i in ids]
+
+
+def _result_id(m: ChatMessage) -> str:
+    return str(m.additional_kwargs.get("tool_call_id") or "")
+
+
+#: Providers whose converter lifts system messages out of the turn list.
+HOISTED = ("anthropic", "bedrock", "gemini")
+
+
+def _not_sent(m: ChatMessage, provider: str) -> bool:
+    """A message that is no turn on the wire: a system message where the converter
+    lifts it out, an empty assistant message the Anthropic API merges away."""
+    if m.role == MessageRole.SYSTEM:
+        return provider in HOISTED
+    empty = m.role == MessageRole.ASSISTANT and not m.blocks and not _calls(m)
+    return empty and provider == "anthropic"
+
+
+def _answers(k: str, calls: Counter[str], results: Counter[str], provider: str) -> bool:
+    """Whether a result for ``k`` here answers a call made before it. The Responses API
+    pairs an output with any earlier call of its call_id (as the core suite's checker)."""
+    return calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k]
+
+
+def simple_problems(history: list[ChatMessage], provider: str) -> list[str]:
+    """Written without the codec: every call is answered by exactly one tool message
+    after it and no tool message answers nothing; except on the Responses API (a flat
+    item list, where an output only has to follow its call), a call's results are the
+    tool messages right after it (after the run of assistant messages, for Anthropic)."""
+    problems = []
+    calls: Counter[str] = Counter()
+    results: Counter[str] = Counter()
+    run: list[str] = []
+    history = [m for m in history if not _not_sent(m, provider)]
+    for i, m in enumerate(history):
+        if m.role == MessageRole.TOOL:
+            k = _result_id(m)
+            if not _answers(k, calls, results, provider):
+                problems.append(f"result {k!r} at {i} answers no call")
+            results[k] += 1
+        elif m.role == MessageRole.ASSISTANT:
+            want = _calls(m)
+            calls.update(want)
+            want = run + want
+            if (
+                provider == "anthropic"
+                and i + 1 < len(history)
+                and history[i + 1].role == MessageRole.ASSISTANT
+            ):
+                run = want  # the Messages API merges adjacent assistant turns
+                continue
+            run = []
+            after = history[i + 1 : i + 1 + len(want)]
+            got = [_result_id(r) if r.role == MessageRole.TOOL else None for r in after]
+            if provider != "openai-responses" and Counter(got) != Counter(want):
+                problems.append(f"calls {want} at {i} answered right after by {got}")
+    if calls != results:
+        problems.append(f"calls {sorted(calls.elements())}, results {sorted(results.elements())}")
+    return problems
+
+
+def codec(provider: str) -> LlamaIndexCodec:
+    return LlamaIndexCodec()
+
+
+def dump(history: list[ChatMessage]) -> list[Any]:
+    return [m.model_dump() for m in history]
+
+
+def images(history: list[ChatMessage]) -> list[str]:
+    return [str(b.url) for m in history for b in m.blocks if isinstance(b, ImageBlock)]
+
+
+def check_properties(history: list[ChatMessage], provider: str) -> None:
+    before = copy.deepcopy(history)
+    r = toolpair.repair(history, provider, format=codec(provider))
+    out = r.messages
+    # 3. the input is unchanged, and nothing is rebuilt that did not change
+    assert history == before
+    input_ids = {id(m) for m in history}
+    for o in out:
+        if id(o) not in input_ids:
+            assert not any(o == m for m in history), f"rebuilt an untouched message: {o}"
+    # 1. valid for the provider, and the simple checker agrees
+    left = toolpair.validate(out, provider, format=codec(provider))
+    assert left == [], [str(v) for v in left]
+    assert simple_problems(out, provider) == []
+    # 2. idempotent
+    again = toolpair.repair(out, provider, format=codec(provider))
+    assert again.fixes == []
+    assert all(a is b for a, b in zip(again.messages, out, strict=True))
+    # 4. nothing real is lost: every text and image in order, every real result unless
+    # reported (system messages may move, as in the core suite)
+    got, had = texts(dump(out)), texts(dump(history))
+    assert [t for t in got if not t.startswith("rule")] == [
+        t for t in had if not t.startswith("rule")
+    ]
+    assert Counter(got) == Counter(had)
+    assert images(out) == images(history)
+    lost = Counter(outputs(dump(history))) - Counter(outputs(dump(out)))
+    assert not Counter(outputs(dump(out))) - Counter(outputs(dump(history)))
+    assert sum(lost.values()) <= sum(f.kind in DROPS for f in r.fixes)
+
+
+@pytest.mark.parametrize("provider", toolpair.PROVIDERS)
+@FUZZ
+@given(data=st.data())
+def test_repair_properties(provider: str, data: st.DataObject) -> None:
+    history = data.draw(histories(calls_last=False), label="history")
+    check_properties(history, provider)
+
+
+@pytest.mark.skipif(ToolCallBlock is None, reason="llama-index-core < 0.14.5")
+@pytest.mark.parametrize("provider", CALLS_LAST)
+def test_text_after_a_tool_call_block_is_moved_in_front(provider: str) -> None:
+    history = [
+        user("q"),
+        ChatMessage(
+            role=MessageRole.ASSISTANT,
+            blocks=[
+                ToolCallBlock(tool_call_id="t1", tool_name="add", tool_kwargs={}),
+                TextBlock(text="then"),
+            ],
+        ),
+        result("t1", "3"),
+        say("done"),
+        user("next"),
+    ]
+    check_properties(history, provider)
