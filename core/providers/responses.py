@@ -46,6 +46,7 @@ class Responses(Profile):
         # (a Gemini history seen as Responses) pair by name and count.
         calls: dict[str, list[int]] = {}
         outputs: dict[str, list[int]] = {}
+        orphans: list[tuple[str, int]] = []
         item_ids: set[str] = set()
         for n, (it, _role) in enumerate(items):
             b = it.block
@@ -100,6 +101,10 @@ class Responses(Profile):
                     )
             elif b.kind == "result":
                 key = pid(b) if b.id is not None else "\x00" + (b.name or "")
+                if b.id is None and len(outputs.get(key, ())) >= len(calls.get(key, ())):
+                    # Without an id an output can only answer a call before it.
+                    orphans.append((key, it.msg))
+                    continue
                 outputs.setdefault(key, []).append(it.msg)
             elif b.kind == "reasoning":
                 nxt = items[n + 1] if n + 1 < len(items) else None
@@ -140,6 +145,13 @@ class Responses(Profile):
                     )
                 )
         if ctx.previous_response_id is None:
+            for cid, at in orphans:
+                shown = cid.lstrip("\x00")
+                add(
+                    Violation(
+                        "openai-responses.orphan_output", R2.format(id=shown), at, (shown,), "input"
+                    )
+                )
             for cid, ats in outputs.items():
                 made = len(calls.get(cid, ()))
                 extra = ats[made:]

@@ -8,7 +8,6 @@ repair done here reaches every model class.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -16,6 +15,7 @@ from typing import Any, Literal
 from agno.models.message import Message as AgnoMessage
 
 from toolpair import Block, InvalidHistory, Message
+from toolpair.formats._common import ORPHAN_TEXT, content_is_empty, stringify
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -29,7 +29,6 @@ _ROLES: dict[str, Role] = {
 }
 
 #: Stands in for a result whose call is gone, under the orphans="text" policy.
-ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {content}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,32 +38,6 @@ class Reasoning:
 
     reasoning_content: str | None
     redacted_reasoning_content: str | None
-
-
-def _is_empty(content: Any) -> bool:
-    if content is None:
-        return True
-    if isinstance(content, str):
-        return not content.strip()
-    if isinstance(content, list | tuple):
-        return len(content) == 0
-    return False
-
-
-def _stringify(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list | tuple):
-        parts = [
-            p["text"] if isinstance(p, Mapping) and isinstance(p.get("text"), str) else p
-            for p in content
-        ]
-        if all(isinstance(p, str) for p in parts):
-            return "\n".join(parts)
-    try:
-        return json.dumps(content, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(content)
 
 
 def _content_blocks(content: Any, index: int) -> list[Block]:
@@ -164,7 +137,7 @@ class AgnoCodec:
                 id=result_id,
                 name=msg.tool_name,
                 is_error=bool(msg.tool_call_error),
-                empty=_is_empty(msg.content),
+                empty=content_is_empty(msg.content),
             )
             return Message("tool", [block], msg, i)
         blocks: list[Block] = []
@@ -285,7 +258,7 @@ class AgnoCodec:
 
     def result_as_text(self, block: Block) -> Block:
         msg = block.native
-        text = ORPHAN_TEXT.format(id=block.id, content=_stringify(msg.content))
+        text = ORPHAN_TEXT.format(id=block.id, content=stringify(msg.content))
         return self.make_text(text, "user")
 
 

@@ -5,6 +5,7 @@ engine (a few lines per provider family)."""
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -487,3 +488,54 @@ def outputs(history: Any) -> list[str]:
 
     walk(history)
     return found
+
+
+DROPS = ("duplicate_result_dropped", "orphan_result_dropped")
+
+
+def check_repair_properties(
+    history: list[Any],
+    provider: str,
+    format: Any,
+    *,
+    simple: Callable[[list[Any]], list[str]],
+    dump: Callable[[list[Any]], Any] = lambda h: h,
+    images: Callable[[list[Any]], list[Any]] = lambda h: [],
+) -> Any:
+    """Properties 1-4 of issue 9 for one history, in any format or framework: ``dump``
+    turns messages into JSON-able data for the text and result checks, ``simple`` is
+    the independent checker."""
+    import copy
+    from collections import Counter
+
+    import toolpair
+
+    before = copy.deepcopy(history)
+    r = toolpair.repair(history, provider, format=format)
+    out = r.messages
+    # 3. the input is unchanged, and nothing is rebuilt that did not change
+    assert history == before
+    input_ids = {id(m) for m in history}
+    for o in out:
+        if id(o) not in input_ids:
+            assert not any(o == m for m in history), f"rebuilt an untouched message: {o}"
+    # 1. valid for the provider, and the simple checker agrees
+    left = toolpair.validate(out, provider, format=format)
+    assert left == [], [str(v) for v in left]
+    assert simple(out) == []
+    # 2. idempotent
+    again = toolpair.repair(out, provider, format=format)
+    assert again.fixes == []
+    assert all(a is b for a, b in zip(again.messages, out, strict=True))
+    # 4. nothing real is lost: every text in order (system messages, "rule N", may move
+    # behind a user message), every image, every real result unless a fix reports it
+    got, had = texts(dump(out)), texts(dump(history))
+    assert [t for t in got if not t.startswith("rule")] == [
+        t for t in had if not t.startswith("rule")
+    ]
+    assert Counter(got) == Counter(had)
+    assert images(out) == images(history)
+    lost = Counter(outputs(dump(history))) - Counter(outputs(dump(out)))
+    assert not Counter(outputs(dump(out))) - Counter(outputs(dump(history)))
+    assert sum(lost.values()) <= sum(f.kind in DROPS for f in r.fixes)
+    return r

@@ -8,7 +8,6 @@ plus empty call ids, which LangChain allows. ``TOOLPAIR_FUZZ`` sets the example 
 
 from __future__ import annotations
 
-import copy
 import os
 import sys
 from collections import Counter
@@ -25,7 +24,7 @@ import toolpair
 from toolpair.integrations.langchain import LangChainCodec
 
 sys.path.append(str(Path(__file__).parents[2] / "core"))
-from gen import Abs, defective, outputs, texts
+from gen import Abs, check_repair_properties, defective
 
 EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "40"))
 FUZZ = settings(
@@ -33,7 +32,6 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-DROPS = ("duplicate_result_dropped", "orphan_result_dropped")
 
 
 @st.composite
@@ -163,34 +161,14 @@ def images(history: list[BaseMessage]) -> list[str]:
 
 
 def check_properties(history: list[BaseMessage], provider: str) -> None:
-    before = copy.deepcopy(history)
-    r = toolpair.repair(history, provider, format=codec(provider))
-    out = r.messages
-    # 3. the input is unchanged, and nothing is rebuilt that did not change
-    assert history == before
-    input_ids = {id(m) for m in history}
-    for o in out:
-        if id(o) not in input_ids:
-            assert not any(o == m for m in history), f"rebuilt an untouched message: {o}"
-    # 1. valid for the provider, and the simple checker agrees
-    left = toolpair.validate(out, provider, format=codec(provider))
-    assert left == [], [str(v) for v in left]
-    assert simple_problems(out, provider) == []
-    # 2. idempotent
-    again = toolpair.repair(out, provider, format=codec(provider))
-    assert again.fixes == []
-    assert all(a is b for a, b in zip(again.messages, out, strict=True))
-    # 4. nothing real is lost: every text and image in order, every real result unless
-    # reported (system messages may move, as in the core suite)
-    got, had = texts(dump(out)), texts(dump(history))
-    assert [t for t in got if not t.startswith("rule")] == [
-        t for t in had if not t.startswith("rule")
-    ]
-    assert Counter(got) == Counter(had)
-    assert images(out) == images(history)
-    lost = Counter(outputs(dump(history))) - Counter(outputs(dump(out)))
-    assert not Counter(outputs(dump(out))) - Counter(outputs(dump(history)))
-    assert sum(lost.values()) <= sum(f.kind in DROPS for f in r.fixes)
+    check_repair_properties(
+        history,
+        provider,
+        codec(provider),
+        simple=lambda out: simple_problems(out, provider),
+        dump=dump,
+        images=images,
+    )
 
 
 @pytest.mark.parametrize("provider", toolpair.PROVIDERS)
