@@ -1,11 +1,11 @@
 """Repair that decodes only the parts of a long history that need it.
 
 A stored history that broke once is repaired again on every request, so the slow path
-is not rare. A long history falls into exchanges at each plain user message (one that
-carries no results); in a valid history no call and result pair crosses such a
-boundary. Each exchange goes through the no-op checker; only the ones it cannot clear,
-each with the exchange after it, are decoded and repaired, the rest are handed back
-untouched without being decoded.
+is not rare. A long history falls into exchanges at the start of each assistant turn
+that follows a user-side message; in a valid history no call and result pair crosses
+such a boundary. Each exchange goes through the no-op checker; only the ones it cannot
+clear are decoded and repaired (where turns must alternate, with the exchange after
+them), and the rest are handed back untouched without being decoded.
 
 This is an optimisation of `repair`, never a different answer: whenever the pieces
 would not be independent (a result in one piece answers a call in another, an id is
