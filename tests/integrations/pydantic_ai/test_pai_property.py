@@ -52,7 +52,13 @@ def histories(draw: st.DrawFn) -> list[ModelMessage]:
 def _wire_verdict(provider: str, history: list[ModelMessage]) -> list[toolpair.Violation]:
     capture = Capture()
     asyncio.run(direct.model_request(WIRE_MODELS[provider](capture), history))
-    return toolpair.validate(capture.last, provider)
+    # The request is sent without tools, so Bedrock's toolConfig rule (B6, about the
+    # request, which no message history can show) is not part of the comparison.
+    return [
+        v
+        for v in toolpair.validate(capture.last, provider)
+        if v.code != "bedrock.missing_tool_config"
+    ]
 
 
 @pytest.mark.parametrize("provider", sorted(WIRE_MODELS))
