@@ -1,0 +1,12 @@
+"""Hypothesis runs derandomized by default, so a run of the suite is reproducible (CI
+cannot fail on an example no one can replay); `tox -e fuzz` explores at random."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("reproducible", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("TOOLPAIR_HYPOTHESIS", "reproducible"))
