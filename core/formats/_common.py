@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolpair._model import Block, InvalidHistory, Message, Role
+from toolpair._model import InvalidHistory, Message, Role
 
 #: Text stood in for a result kept as text (the orphans="text" policy).
 ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {content}"
@@ -67,20 +67,12 @@ def stringify(content: Any) -> str:
             return f"<{type(content).__name__} content that cannot be rendered as text>"
 
 
-def natives(blocks: Sequence[Block]) -> list[Any]:
-    return [b.native for b in blocks]
-
-
 def copy_with(template: Message | None, role_value: str, **fields: Any) -> dict[str, Any]:
     """A new dict message: the template's fields, then ``fields``."""
     out: dict[str, Any] = dict(template.native) if template is not None else {}
     out["role"] = role_value
     out.update(fields)
     return out
-
-
-def text_block(text: str, native: Any) -> Block:
-    return Block("text", native, text=text)
 
 
 def role_of(value: Any, index: int, allowed: Mapping[str, Role]) -> Role:

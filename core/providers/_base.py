@@ -61,8 +61,6 @@ class Profile:
     reasoning_adjacency: ClassVar[bool] = False
     #: Messages with no content are rejected (Gemini G6), so repair removes them.
     drop_empty: ClassVar[bool] = False
-    #: Results must answer the call in the very next turn (all but Responses).
-    strict_pairing: ClassVar[bool] = True
 
     id_pattern: ClassVar[re.Pattern[str]] = re.compile(r".+")
     id_max: ClassVar[int] = 1_000_000
@@ -80,7 +78,3 @@ class Profile:
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         raise NotImplementedError
-
-
-def plural_ids(ids: Sequence[str]) -> str:
-    return ", ".join(ids)

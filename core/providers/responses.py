@@ -33,7 +33,6 @@ R7 = (
 class Responses(Profile):
     name = "openai-responses"
     reasoning_adjacency = True
-    strict_pairing = False
     id_max = 64
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:

@@ -539,3 +539,17 @@ def check_repair_properties(
     assert not Counter(outputs(dump(out))) - Counter(outputs(dump(history)))
     assert sum(lost.values()) <= sum(f.kind in DROPS for f in r.fixes)
     return r
+
+
+def blank_one_id(draw: st.DrawFn, msgs: list[Abs]) -> None:
+    """Blank one call's id and its results' (frameworks that store ``""`` as it comes)."""
+    ids = [p[1] for m in msgs for p in m.parts if p[0] == "call"]
+    if ids:
+        _rename(msgs, draw(st.sampled_from(ids)), "", start=0)
+
+
+def answers_a_call(k: str, calls: Any, results: Any, provider: str) -> bool:
+    """Whether a result for ``k`` answers a call made before it (counters of the calls
+    and results seen so far). The Responses API pairs an output with any earlier call
+    of its call_id."""
+    return bool(calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k])

@@ -26,7 +26,7 @@ import toolpair
 from toolpair.integrations.agno import AgnoCodec
 
 sys.path.append(str(Path(__file__).parents[2] / "core"))
-from gen import Abs, check_repair_properties, defective
+from gen import Abs, answers_a_call, check_repair_properties, defective
 
 EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "40"))
 FUZZ = settings(
@@ -109,12 +109,6 @@ def _not_sent(m: Message, provider: str) -> bool:
     return empty and provider == "anthropic"
 
 
-def _answers(k: str, calls: Counter[str], results: Counter[str], provider: str) -> bool:
-    """Whether a result for ``k`` here answers a call made before it. The Responses API
-    pairs an output with any earlier call of its call_id (as the core suite's checker)."""
-    return calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k]
-
-
 def simple_problems(history: list[Message], provider: str) -> list[str]:
     """Written without the codec: every call is answered by exactly one tool message
     after it and no tool message answers nothing; except on the Responses API (a flat
@@ -128,7 +122,7 @@ def simple_problems(history: list[Message], provider: str) -> list[str]:
     for i, m in enumerate(history):
         if m.role == "tool":
             k = str(m.tool_call_id)
-            if not _answers(k, calls, results, provider):
+            if not answers_a_call(k, calls, results, provider):
                 problems.append(f"result {k!r} at {i} answers no call")
             results[k] += 1
         elif m.role == "assistant":

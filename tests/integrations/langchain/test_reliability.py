@@ -24,7 +24,7 @@ import toolpair
 from toolpair.integrations.langchain import LangChainCodec
 
 sys.path.append(str(Path(__file__).parents[2] / "core"))
-from gen import Abs, check_repair_properties, defective
+from gen import Abs, answers_a_call, blank_one_id, check_repair_properties, defective
 
 EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "40"))
 FUZZ = settings(
@@ -38,20 +38,8 @@ FUZZ = settings(
 def histories(draw: st.DrawFn) -> list[BaseMessage]:
     abstract, _ = draw(defective())
     if draw(st.booleans()) and draw(st.booleans()):
-        _empty_id(draw, abstract)
+        blank_one_id(draw, abstract)
     return render(abstract)
-
-
-def _empty_id(draw: st.DrawFn, msgs: list[Abs]) -> None:
-    """Blank one call's id, and its results' (LangChain stores ``""`` as it comes)."""
-    ids = [p[1] for m in msgs for p in m.parts if p[0] == "call"]
-    if ids:
-        old = draw(st.sampled_from(ids))
-        for m in msgs:
-            m.parts = [
-                (p[0], "", *p[2:]) if p[0] in ("call", "result") and p[1] == old else p
-                for p in m.parts
-            ]
 
 
 def render(msgs: list[Abs]) -> list[BaseMessage]:
@@ -100,12 +88,6 @@ def _not_sent(m: BaseMessage, provider: str) -> bool:
     return empty and not m.invalid_tool_calls and provider == "anthropic"
 
 
-def _answers(k: str, calls: Counter[str], results: Counter[str], provider: str) -> bool:
-    """Whether a result for ``k`` here answers a call made before it. The Responses API
-    pairs an output with any earlier call of its call_id (as the core suite's checker)."""
-    return calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k]
-
-
 def simple_problems(history: list[BaseMessage], provider: str) -> list[str]:
     """Written without the codec: every call is answered by exactly one tool message
     after it and no tool message answers nothing; except on the Responses API (a flat
@@ -118,7 +100,7 @@ def simple_problems(history: list[BaseMessage], provider: str) -> list[str]:
     history = [m for m in history if not _not_sent(m, provider)]
     for i, m in enumerate(history):
         if isinstance(m, ToolMessage):
-            if not _answers(m.tool_call_id, calls, results, provider):
+            if not answers_a_call(m.tool_call_id, calls, results, provider):
                 problems.append(f"result {m.tool_call_id!r} at {i} answers no call")
             results[m.tool_call_id] += 1
         elif isinstance(m, AIMessage):

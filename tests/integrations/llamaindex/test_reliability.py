@@ -25,7 +25,7 @@ import toolpair
 from toolpair.integrations.llamaindex import LlamaIndexCodec
 
 sys.path.append(str(Path(__file__).parents[2] / "core"))
-from gen import Abs, check_repair_properties, defective
+from gen import Abs, answers_a_call, blank_one_id, check_repair_properties, defective
 
 try:
     from llama_index.core.base.llms.types import ThinkingBlock
@@ -48,24 +48,12 @@ CALLS_LAST = ("anthropic", "portable")
 def histories(draw: st.DrawFn, calls_last: bool = False) -> list[ChatMessage]:
     abstract, _ = draw(defective())
     if draw(st.booleans()) and draw(st.booleans()):
-        _empty_id(draw, abstract)
+        blank_one_id(draw, abstract)
     if calls_last:
         for m in abstract:
             if m.role == "assistant":
                 m.parts = sorted(m.parts, key=lambda p: p[0] == "call")
     return render(abstract)
-
-
-def _empty_id(draw: st.DrawFn, msgs: list[Abs]) -> None:
-    """Blank one call's id, and its results' (LlamaIndex stores ``""`` as it comes)."""
-    ids = [p[1] for m in msgs for p in m.parts if p[0] == "call"]
-    if ids:
-        old = draw(st.sampled_from(ids))
-        for m in msgs:
-            m.parts = [
-                (p[0], "", *p[2:]) if p[0] in ("call", "result") and p[1] == old else p
-                for p in m.parts
-            ]
 
 
 def _assistant(m: Abs) -> ChatMessage:
@@ -137,12 +125,6 @@ def _not_sent(m: ChatMessage, provider: str) -> bool:
     return empty and provider == "anthropic"
 
 
-def _answers(k: str, calls: Counter[str], results: Counter[str], provider: str) -> bool:
-    """Whether a result for ``k`` here answers a call made before it. The Responses API
-    pairs an output with any earlier call of its call_id (as the core suite's checker)."""
-    return calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k]
-
-
 def simple_problems(history: list[ChatMessage], provider: str) -> list[str]:
     """Written without the codec: every call is answered by exactly one tool message
     after it and no tool message answers nothing; except on the Responses API (a flat
@@ -156,7 +138,7 @@ def simple_problems(history: list[ChatMessage], provider: str) -> list[str]:
     for i, m in enumerate(history):
         if m.role == MessageRole.TOOL:
             k = _result_id(m)
-            if not _answers(k, calls, results, provider):
+            if not answers_a_call(k, calls, results, provider):
                 problems.append(f"result {k!r} at {i} answers no call")
             results[k] += 1
         elif m.role == MessageRole.ASSISTANT:

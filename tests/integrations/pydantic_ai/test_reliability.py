@@ -37,7 +37,7 @@ import toolpair
 from toolpair.integrations.pydantic_ai import PydanticAICodec
 
 sys.path.append(str(Path(__file__).parents[2] / "core"))
-from gen import Abs, check_repair_properties, defective
+from gen import Abs, answers_a_call, blank_one_id, check_repair_properties, defective
 
 EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "40"))
 FUZZ = settings(
@@ -52,20 +52,8 @@ HAS_OUTCOME = "outcome" in {f.name for f in dataclasses.fields(ToolReturnPart)}
 def histories(draw: st.DrawFn) -> list[ModelMessage]:
     abstract, _ = draw(defective())
     if draw(st.booleans()) and draw(st.booleans()):
-        _empty_id(draw, abstract)
+        blank_one_id(draw, abstract)
     return render(abstract)
-
-
-def _empty_id(draw: st.DrawFn, msgs: list[Abs]) -> None:
-    """Blank one call's id, and its results' (pydantic-ai stores ``""`` as it comes)."""
-    ids = [p[1] for m in msgs for p in m.parts if p[0] == "call"]
-    if ids:
-        old = draw(st.sampled_from(ids))
-        for m in msgs:
-            m.parts = [
-                (p[0], "", *p[2:]) if p[0] in ("call", "result") and p[1] == old else p
-                for p in m.parts
-            ]
 
 
 def _result(call_id: str, name: str, content: str, is_error: bool) -> Any:
@@ -128,12 +116,6 @@ def _not_sent(m: ModelMessage, provider: str) -> bool:
     return not m.parts and provider == "anthropic"
 
 
-def _answers(k: str, calls: Counter[str], results: Counter[str], provider: str) -> bool:
-    """Whether a result for ``k`` here answers a call made before it. The Responses API
-    pairs an output with any earlier call of its call_id (as the core suite's checker)."""
-    return calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k]
-
-
 def _answers_after(rest: list[ModelMessage], provider: str) -> list[str]:
     """The results that answer the response just before ``rest``: those of the next
     request; of the next run of requests for Anthropic (the Messages API merges adjacent
@@ -167,7 +149,7 @@ def simple_problems(history: list[ModelMessage], provider: str) -> list[str]:
     for i, m in enumerate(history):
         if isinstance(m, ModelRequest):
             for k in _results(m):
-                if not _answers(k, calls, results, provider):
+                if not answers_a_call(k, calls, results, provider):
                     problems.append(f"result {k!r} at {i} answers no call")
                 results[k] += 1
         else:
