@@ -56,7 +56,7 @@ class Parsed:
         return self._messages
 
     def certainly_valid(self) -> bool:
-        return certainly_valid(self.codec.name, self.profile.name, self.raw, self.ctx)
+        return certainly_valid(self.codec, self.profile.name, self.raw, self.ctx)
 
     def violations(self) -> list[Violation]:
         if self.certainly_valid():

@@ -174,7 +174,7 @@ def repair(
         id_map.update(piece_map)
         changed = True
     out.extend(raw[pos:])
-    if not changed or not certainly_valid(codec.name, profile.name, out, ctx):
+    if not changed or not certainly_valid(codec, profile.name, out, ctx):
         return None
     _prefix_binding(codec.name, raw, out, fixes)
     return out, fixes, id_map

@@ -391,11 +391,17 @@ CHECKERS: dict[tuple[str, str], Checker] = {
 }
 
 
-def certainly_valid(fmt: str, provider: str, msgs: Sequence[Any], ctx: Context) -> bool:
-    check = CHECKERS.get((fmt, provider))
-    if check is None:
-        return False
+def certainly_valid(codec: Any, provider: str, msgs: Sequence[Any], ctx: Context) -> bool:
+    """True only where ``provider``'s full rules would find nothing in ``msgs``.
+
+    A wire format has its checker here; a framework codec may bring its own as a
+    ``certainly_valid(messages, provider, ctx) -> bool | None`` method (the same
+    contract: None or False sends the history down the full path)."""
+    own = getattr(codec, "certainly_valid", None)
+    check = CHECKERS.get((codec.name, provider)) if own is None else None
     try:
-        return check(msgs, ctx) is True
-    except (KeyError, TypeError, AttributeError, IndexError):
+        if own is not None:
+            return own(msgs, provider, ctx) is True
+        return check is not None and check(msgs, ctx) is True
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
         return False  # malformed: the full path names what is wrong

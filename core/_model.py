@@ -89,6 +89,12 @@ class Codec(Protocol):
 
     ``build`` is only called for messages a pass changed or created; untouched messages
     are handed back as ``template.native`` by the engine without calling the codec.
+
+    A codec may also define ``certainly_valid(messages, provider, ctx) -> bool | None``:
+    one pass over the native messages, without decoding, that returns True only where
+    ``provider``'s full rules would find nothing (anything else takes the full path).
+    Repair runs on every request and nearly every history is already valid, so this is
+    what a request normally pays.
     """
 
     name: str
