@@ -13,6 +13,7 @@ holds it to that.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,89 +51,123 @@ def _blank(text: Any) -> bool:
     return type(text) is not str or not text or text.isspace()
 
 
+def _ids_ok(ids: list[str], bad_char: Callable[[str], Any]) -> bool:
+    """Every id a non-empty string free of ``bad_char``: one scan of the joined ids
+    instead of a regex call per id. A separator inside an id shows in the count."""
+    if not ids:
+        return True
+    joined = "\n".join(ids)  # TypeError on a non-string id: the caller's full path
+    return bad_char(joined) is None and joined.count("\n") == len(ids) - 1 and "" not in ids
+
+
+_ANTHROPIC_BAD = re.compile(r"[^a-zA-Z0-9_\n-]").search
+
+
+#: An index past the end of any list: a turn where no result may come any more.
+_CLOSED = sys.maxsize
+
+
 def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     if ctx.thinking or ctx.tools is not None:
         return None
-    seen: set[str] = frag.seen if frag is not None else set()
-    results: set[str] | None = frag.results if frag is not None else None
     role_prev = frag.prev_role if frag is not None else None
-    calls: list[str] | None = None  # the calls of the current assistant turn
-    remaining: set[str] | None = None  # results still due at the head of this user turn
-    lead = False
-    # Consecutive messages of one role are one turn: the API merges them (A11).
-    for m in msgs:
-        role = m["role"]
-        content = m["content"]
-        if role != role_prev:
-            if role == "user":
-                remaining = set(calls) if calls is not None else None
-                calls = None
-                lead = True
-            elif role == "assistant":
-                if remaining:
-                    return None
-                remaining = None
-            else:
+    # Ids are checked in bulk at the end (unique, well formed), and results are matched
+    # by position: per block, this pass does little more than a bare loop would.
+    ids: list[str] = []
+    add = ids.append
+    start = 0  # where the current assistant turn's calls begin in ``ids``
+    calling = False  # the current assistant turn has made a call
+    # ids[due:end] are the calls still waiting for a result at the head of this user
+    # turn. Anything else in the turn closes it: no result may follow.
+    due = end = 0
+    try:
+        # Consecutive messages of one role are one turn: the API merges them (A11).
+        for m in msgs:
+            role = m["role"]
+            content = m["content"]
+            if role == "assistant":
+                if role_prev != "assistant":
+                    if due != end:
+                        return None
+                    start = len(ids)
+                    role_prev = role
+                if type(content) is str:
+                    if calling or not content:
+                        return None
+                    continue
+                for b in content:
+                    t = b["type"]
+                    if t == "tool_use":
+                        if "toolset_name" in b:
+                            return None
+                        add(b["id"])
+                        calling = True
+                    elif t == "text":
+                        x = b["text"]
+                        if calling or type(x) is not str or not x or x.isspace():
+                            return None
+                    elif t == "thinking":
+                        if not b.get("signature"):
+                            return None
+                    elif t != "redacted_thinking" and (calling or t not in _ANTHROPIC_PLAIN):
+                        return None
+                continue
+            if role != "user":
                 return None
-            role_prev = role
-        if role == "assistant":
+            if role_prev != "user":
+                if calling:
+                    due, end = start, len(ids)
+                    calling = False
+                role_prev = role
             if type(content) is str:
-                if calls is not None or not content:
+                if due != end:
                     return None
-                continue
-            for b in content:
-                t = b["type"]
-                if t == "tool_use":
-                    i = b["id"]
-                    if i in seen or type(i) is not str or not _ANTHROPIC_ID(i):
+                due = end = _CLOSED
+            else:
+                for b in content:
+                    t = b["type"]
+                    if t == "tool_result":
+                        # IndexError where nothing is due: ids[end] is past the end.
+                        i = b["tool_use_id"]
+                        if i != ids[due]:
+                            # Out of call order: bring it forward (ValueError: not due).
+                            j = ids.index(i, due + 1, end)
+                            ids[due], ids[j] = i, ids[due]
+                        due += 1
+                        if (
+                            "is_error" in b
+                            and b["is_error"] is True
+                            and content_is_empty(b.get("content"))
+                        ):
+                            return None
+                        continue
+                    if due != end:
                         return None
-                    seen.add(i)
-                    if frag is not None:
-                        frag.calls.add(i)
-                    if calls is None:
-                        calls = [i]
-                    else:
-                        calls.append(i)
-                    if "toolset_name" in b:
-                        return None
-                elif t == "text":
-                    if calls is not None or _blank(b["text"]):
-                        return None
-                elif t == "thinking":
-                    if not b.get("signature"):
-                        return None
-                elif t != "redacted_thinking" and (calls is not None or t not in _ANTHROPIC_PLAIN):
-                    return None
-        else:
-            if type(content) is str:
-                if remaining:
-                    return None
-                lead = False
-                continue
-            for b in content:
-                t = b["type"]
-                if t == "tool_result":
-                    i = b["tool_use_id"]
-                    if not lead or remaining is None or i not in remaining:
-                        return None
-                    remaining.discard(i)
-                    if results is not None:
-                        results.add(i)
-                    if b.get("is_error") is True and content_is_empty(b.get("content")):
-                        return None
-                else:
-                    if remaining:
-                        return None
-                    lead = False
+                    due = end = _CLOSED
                     if t == "text":
-                        if _blank(b["text"]):
+                        x = b["text"]
+                        if type(x) is not str or not x or x.isspace():
                             return None
                     elif t not in _ANTHROPIC_PLAIN:
                         return None
-    if remaining or (role_prev == "assistant" and calls is not None):
+    except (KeyError, ValueError, IndexError):
+        return None  # a result that is not due, or a missing key
+    if due != end or (role_prev == "assistant" and calling):
         return None
-    if frag is not None and not frag.last:
-        return True
+    if not _ids_ok(ids, _ANTHROPIC_BAD):
+        return None
+    if frag is None:
+        if len(set(ids)) != len(ids):
+            return None
+    else:
+        # Ids are unique conversation-wide; ``seen`` is shared by every fragment.
+        if len(set(ids)) != len(ids) or not frag.seen.isdisjoint(ids):
+            return None
+        frag.seen.update(ids)
+        frag.calls.update(ids)
+        frag.results.update(ids)  # a clean fragment answers each of its calls, no other
+        if not frag.last:
+            return True
     if msgs and msgs[-1]["role"] == "assistant":
         last = msgs[-1]["content"]
         text = last if type(last) is str else (last[-1].get("text") if last else None)
