@@ -65,6 +65,25 @@ SIDES: dict[str, Callable[[Any], str]] = {
 }
 
 
+def _starts(raw: Sequence[Any], side: Callable[[Any], str]) -> list[int]:
+    """Where each exchange starts: an assistant-side message after a user-side one."""
+    if side is _chat_side:
+        try:
+            # The common case in one comprehension; anything odd goes message by message.
+            a = [m["role"] == "assistant" for m in raw if type(m) is dict]
+        except KeyError:
+            a = []
+        if len(a) != len(raw):
+            a = [side(m) == "a" for m in raw]
+    else:
+        a = [side(m) == "a" for m in raw]
+    return [0] + [i for i in range(1, len(raw)) if a[i] and not a[i - 1]]
+
+
+#: Exchanges checked together before a failing run is split in halves.
+_RUN = 8
+
+
 def _role(m: Any) -> str | None:
     if type(m) is not dict:
         return None
@@ -89,18 +108,34 @@ def repair(
     ):
         return None
     try:
-        sides = [side(m) for m in raw]
-        starts = [0] + [i for i in range(1, len(raw)) if sides[i] == "a" and sides[i - 1] == "u"]
+        starts = _starts(raw, side)
         n = len(starts)
         ends = [*starts[1:], len(raw)]
+        clean = [False] * n
+        clean_calls: set[str] = set()
+        clean_results: set[str] = set()
+        thinking = False
         seen: set[str] = set()
-        frags: list[Frag] = []
-        clean: list[bool] = []
-        for k in range(n):
-            a, b = starts[k], ends[k]
+
+        def sweep(lo: int, hi: int) -> None:
+            """Check exchanges lo..hi as one fragment; where that fails, each half."""
+            nonlocal thinking
+            a, b = starts[lo], ends[hi]
             frag = Frag(a == 0, b == len(raw), _role(raw[a - 1]) if a else None, seen)
-            frags.append(frag)
-            clean.append(check(raw[a:b], ctx, frag) is True)
+            if check(raw[a:b], ctx, frag) is True:
+                clean[lo : hi + 1] = [True] * (hi + 1 - lo)
+                clean_calls.update(frag.calls)
+                clean_results.update(frag.results)
+                thinking = thinking or frag.thinking
+            elif lo < hi:
+                mid = (lo + hi) // 2
+                sweep(lo, mid)
+                sweep(mid + 1, hi)
+
+        # Most exchanges are clean: checking them a run at a time costs one pass and
+        # few calls; a run that fails is split until its broken exchanges stand alone.
+        for lo in range(0, n, _RUN):
+            sweep(lo, min(lo + _RUN, n) - 1)
     except (KeyError, TypeError, AttributeError, IndexError):
         return None  # malformed: the full path names it
     if all(clean):
@@ -124,13 +159,12 @@ def repair(
         for m in msgs:
             m.index += a
         pieces.append((a, b, msgs))
-    clean_calls: set[str] = set()
-    clean_results: set[str] = set()
-    in_piece = {k for lo, hi in spans for k in range(lo, hi + 1)}
-    for k in range(n):
-        if k not in in_piece:
-            clean_calls |= frags[k].calls
-            clean_results |= frags[k].results
+        for k in range(lo, hi + 1):
+            if clean[k]:
+                # A clean exchange that joined a piece: its ids are the piece's now.
+                calls, results = _ids([m for m in msgs if starts[k] <= m.index < ends[k]])
+                clean_calls -= calls
+                clean_results -= results
     ids = [_ids(msgs) for _, _, msgs in pieces]
     owners_call: dict[str, int] = {}
     owners_result: dict[str, int] = {}
@@ -143,6 +177,7 @@ def repair(
     out: list[Any] = []
     fixes: list[Fix] = []
     id_map: dict[str, str] = {}
+    pieces_out: list[Any] = []  # what the pieces became
     pos = 0
     changed = False
     for j, (a, b, msgs) in enumerate(pieces):
@@ -165,18 +200,21 @@ def repair(
         pos = b
         if not violations:
             out.extend(raw[a:b])
+            pieces_out.extend(raw[a:b])
             continue
         natives, piece_fixes, piece_map = _repair.run(
             msgs, codec, profile, policy, taken=all_calls, first=a == 0, last=b == len(raw)
         )
         out.extend(natives)
+        pieces_out.extend(natives)
         fixes.extend(piece_fixes)
         id_map.update(piece_map)
         changed = True
     out.extend(raw[pos:])
     if not changed or not certainly_valid(codec, profile.name, out, ctx):
         return None
-    _prefix_binding(codec.name, raw, out, fixes)
+    if thinking or any(_thinking(m, codec.name) for m in pieces_out):
+        _prefix_binding(codec.name, raw, out, fixes)
     return out, fixes, id_map
 
 

@@ -37,6 +37,9 @@ class Frag:
     seen: set[str]
     calls: set[str] = field(default_factory=set)
     results: set[str] = field(default_factory=set)
+    #: Whether it holds thinking (Anthropic, Bedrock): only then can an edit earlier in
+    #: the history invalidate it (H4), which is worth a look over the whole result.
+    thinking: bool = False
 
 
 _ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+").fullmatch
@@ -80,6 +83,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     # ids[due:end] are the calls still waiting for a result at the head of this user
     # turn. Anything else in the turn closes it: no result may follow.
     due = end = 0
+    thought = False
     try:
         # Consecutive messages of one role are one turn: the API merges them (A11).
         for m in msgs:
@@ -109,7 +113,10 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                     elif t == "thinking":
                         if not b.get("signature"):
                             return None
-                    elif t != "redacted_thinking" and (calling or t not in _ANTHROPIC_PLAIN):
+                        thought = True
+                    elif t == "redacted_thinking":
+                        thought = True
+                    elif calling or t not in _ANTHROPIC_PLAIN:
                         return None
                 continue
             if role != "user":
@@ -166,6 +173,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
         frag.seen.update(ids)
         frag.calls.update(ids)
         frag.results.update(ids)  # a clean fragment answers each of its calls, no other
+        frag.thinking = thought
         if not frag.last:
             return True
     if msgs and msgs[-1]["role"] == "assistant":
@@ -186,11 +194,12 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
     if ctx.thinking:
         return None
     pending: list[str] | None = None
-    seen: set[str] = frag.seen if frag is not None else set()
+    seen: set[str] = set()
     results: set[str] | None = frag.results if frag is not None else None
     # The first message must be a user one; a fragment continues its predecessor.
     prev_role = frag.prev_role or "assistant" if frag is not None else "assistant"
     tools = False
+    thought = False
     for m in msgs:
         role = m["role"]
         if role == prev_role or role not in ("user", "assistant"):
@@ -207,8 +216,6 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
                     if i in seen or type(i) is not str or not _BEDROCK_ID(i):
                         return None
                     seen.add(i)
-                    if frag is not None:
-                        frag.calls.add(i)
                     if calls is None:
                         calls = [i]
                     else:
@@ -218,6 +225,8 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
                         return None
                 elif "toolResult" in b:
                     return None
+                elif "reasoningContent" in b:
+                    thought = True
             pending = calls
             tools = tools or calls is not None
         else:
@@ -245,6 +254,14 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
         return None
     if tools and ctx.tool_config is False:
         return None
+    if frag is not None:
+        # Ids are unique conversation-wide: ``seen`` is shared by every fragment, and
+        # only a fragment found clean adds to it (a piece may be checked again).
+        if not frag.seen.isdisjoint(seen):
+            return None
+        frag.seen |= seen
+        frag.calls |= seen
+        frag.thinking = thought
     return True
 
 

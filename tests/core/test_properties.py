@@ -99,16 +99,19 @@ def test_fast_path_never_hides_a_violation(
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 @FUZZ
-@given(case=defective(), fmt=st.sampled_from(FORMATS))
-def test_repair_in_pieces_keeps_every_property(provider: str, case: Any, fmt: str) -> None:
-    # Long histories are repaired piece by piece; force that path on small ones.
+@given(case=defective(), fmt=st.sampled_from(FORMATS), run=st.sampled_from([1, 2, 3, 8]))
+def test_repair_in_pieces_keeps_every_property(
+    provider: str, case: Any, fmt: str, run: int
+) -> None:
+    # Long histories are repaired piece by piece; force that path on small ones, with
+    # runs of exchanges short enough that a failing run is split.
     history = render(case[0], fmt)
-    saved = _chunked.MIN_MESSAGES
-    _chunked.MIN_MESSAGES = 0
+    saved = _chunked.MIN_MESSAGES, _chunked._RUN
+    _chunked.MIN_MESSAGES, _chunked._RUN = 0, run
     try:
         check_properties(history, fmt, provider)
     except AssertionError:
         _save(history, fmt, provider)
         raise
     finally:
-        _chunked.MIN_MESSAGES = saved
+        _chunked.MIN_MESSAGES, _chunked._RUN = saved

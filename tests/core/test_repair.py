@@ -699,3 +699,25 @@ def _ctx() -> Any:
     from toolpair.providers import Context
 
     return Context()
+
+
+@pytest.mark.parametrize("where", ["clean", "repaired"])
+def test_pieces_report_thinking_bound_to_an_edited_prefix(
+    where: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pieces skip the H4 scan where no part of the result holds thinking; where one
+    # does (an untouched exchange, or a repaired piece), the report is the full one.
+    from toolpair import _chunked
+
+    h = _long("anthropic")
+    thought = {"type": "thinking", "thinking": "hm", "signature": "sig"}
+    at = 301 if where == "clean" else 101
+    h[at] = {"role": "assistant", "content": [thought, *h[at]["content"]]}
+    del h[102]  # a dangling call
+    r = toolpair.repair(h, "anthropic")
+    assert _chunked.repair(h, *_codec_profile("anthropic"), toolpair.Policy(), _ctx()) is not None
+    monkeypatch.setattr(_chunked, "MIN_MESSAGES", 10**9)
+    full = toolpair.repair(h, "anthropic")
+    assert r.messages == full.messages
+    assert sorted(map(str, r.fixes)) == sorted(map(str, full.fixes))
+    assert "prefix_binding" in {f.kind for f in r.fixes}
