@@ -16,6 +16,8 @@ from agno.models.message import Message as AgnoMessage
 
 from toolpair import Block, InvalidHistory, Message
 from toolpair.formats._common import ORPHAN_TEXT, content_is_empty, stringify
+from toolpair.integrations.agno._fast import certainly_valid
+from toolpair.providers import Context
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -107,6 +109,11 @@ class AgnoCodec:
         # new id -> id the call had, so `build` can rename the matching replayed
         # Anthropic content block instead of letting agno drop it as unknown.
         self._renamed: dict[str, str] = {}
+
+    def certainly_valid(self, messages: Sequence[Any], provider: str, ctx: Context) -> bool | None:
+        """True only where ``provider``'s rules would find nothing in ``messages``,
+        read without decoding (None: take the full path)."""
+        return certainly_valid(messages, provider, ctx)
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         call_id_to_id: dict[str, str] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import operator
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -83,11 +84,15 @@ def _responses_call(tc: Any) -> Any:
     return {**tc, "id": f"fc_{original}", "call_id": tc.get("call_id") or original}
 
 
+#: The providers whose agno formatter `_formatter_fixes` has anything to correct.
+_MANGLING = frozenset({"openai-responses", "gemini", "mistral", "bedrock"})
+
+
 def _formatter_fixes(messages: Sequence[AgnoMessage], provider: str) -> list[AgnoMessage]:
     """Copies of the messages one agno formatter would mangle into an invalid request,
     in shapes the core cannot see (the core reads pairing, not these fields)."""
     names: dict[str, str] = {}
-    for m in messages:
+    for m in messages if provider == "gemini" else ():
         for tc in getattr(m, "tool_calls", None) or []:
             fn = tc.get("function") if isinstance(tc, dict) else None
             if isinstance(fn, dict) and isinstance(fn.get("name"), str):
@@ -135,10 +140,12 @@ def repair_messages(
 ) -> list[AgnoMessage] | Sequence[AgnoMessage]:
     """A copy of ``messages`` that ``provider`` accepts once agno formats it, or
     ``messages`` itself when nothing needed changing. Never mutates its input."""
-    fixed = _formatter_fixes(messages, provider)
+    # Only the formatters that mangle something get a pass of their own, so a valid
+    # history bound elsewhere costs nothing but the codec's no-op check.
+    fixed = _formatter_fixes(messages, provider) if provider in _MANGLING else messages
     repaired = toolpair.repair(fixed, provider, policy=policy, format=AgnoCodec())
-    out: list[AgnoMessage] = list(repaired.messages)
-    if len(out) == len(messages) and all(a is b for a, b in zip(out, messages, strict=True)):
+    out: list[AgnoMessage] = repaired.messages
+    if len(out) == len(messages) and all(map(operator.is_, out, messages)):
         return messages
     return out
 

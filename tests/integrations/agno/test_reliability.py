@@ -182,3 +182,107 @@ def check_properties(history: list[Message], provider: str) -> None:
 @given(history=histories())
 def test_repair_properties(provider: str, history: list[Message]) -> None:
     check_properties(history, provider)
+
+
+# --- the no-op checker ---------------------------------------------------------------
+
+#: The providers `AgnoCodec.certainly_valid` answers for; every other one gets None.
+FAST = ("anthropic", "openai")
+
+
+def _retext(m: Message, text: str) -> Message:
+    return m.model_copy(update={"content": text})
+
+
+@st.composite
+def perturbed(draw: st.DrawFn, history: list[Message]) -> list[Message]:
+    """``history`` with agno-specific shapes the core generator does not make: list
+    content, blank and trailing-space texts, empty error results, the other role
+    spellings, Responses call_ids, long ids, reasoning, images anywhere, empty
+    messages, and messages dropped, repeated or swapped."""
+    out = list(history)
+    for _ in range(draw(st.integers(0, 3))):
+        if not out:
+            break
+        i = draw(st.integers(0, len(out) - 1))
+        m = out[i]
+        kind = draw(
+            st.sampled_from(
+                (
+                    "list",
+                    "blank",
+                    "trailing",
+                    "empty_error",
+                    "role",
+                    "call_id",
+                    "long_id",
+                    "reasoning",
+                    "media",
+                    "empty",
+                    "drop",
+                    "repeat",
+                    "swap",
+                )
+            )
+        )
+        if kind == "list" and isinstance(m.content, str):
+            out[i] = m.model_copy(update={"content": [{"type": "text", "text": m.content}]})
+        elif kind == "blank" and m.role != "tool":
+            out[i] = _retext(m, draw(st.sampled_from(("", " ", "\n"))))
+        elif kind == "trailing" and isinstance(m.content, str):
+            out[i] = _retext(m, m.content + draw(st.sampled_from((" ", "\n"))))
+        elif kind == "empty_error" and m.role == "tool":
+            content = draw(st.sampled_from((None, "", " ", [])))
+            out[i] = m.model_copy(update={"content": content, "tool_call_error": True})
+        elif kind == "role":
+            other = {"assistant": "model", "system": "developer"}.get(m.role)
+            if other is not None:
+                out[i] = m.model_copy(update={"role": other})
+        elif kind in ("call_id", "long_id") and m.tool_calls:
+            k = draw(st.integers(0, len(m.tool_calls) - 1))
+            tc = dict(m.tool_calls[k])
+            if kind == "call_id":
+                tc["call_id"] = draw(st.sampled_from((tc["id"], "fc_" + tc["id"])))
+            else:
+                tc["id"] = tc["id"] + "x" * 40
+            calls = [*m.tool_calls[:k], tc, *m.tool_calls[k + 1 :]]
+            out[i] = m.model_copy(update={"tool_calls": calls})
+        elif kind == "reasoning" and m.role == "assistant":
+            out[i] = m.model_copy(update={"reasoning_content": "so"})
+        elif kind == "media" and m.role != "tool":
+            out[i] = m.model_copy(update={"images": [*(m.images or []), Image(url="pic")]})
+        elif kind == "empty":
+            out.insert(i, Message(role=draw(st.sampled_from(("assistant", "user")))))
+        elif kind == "drop":
+            del out[i]
+        elif kind == "repeat":
+            out.insert(i, m)
+        elif kind == "swap" and i + 1 < len(out):
+            out[i], out[i + 1] = out[i + 1], m
+    return out
+
+
+@st.composite
+def fast_cases(draw: st.DrawFn) -> tuple[list[Message], str]:
+    history = draw(histories())
+    if draw(st.booleans()):
+        # Repaired for any provider: the outputs are the likeliest "valid" histories.
+        target = draw(st.sampled_from(toolpair.PROVIDERS))
+        history = list(toolpair.repair(history, target, format=AgnoCodec()).messages)
+    return draw(perturbed(history)), draw(st.sampled_from(FAST))
+
+
+# Cheap per example, and the shapes it must catch (an id reused turns later) are
+# rare draws: more examples than the repair properties get.
+@settings(FUZZ, max_examples=max(EXAMPLES, 150))
+@given(case=fast_cases())
+def test_certainly_valid_never_hides_a_violation(case: tuple[list[Message], str]) -> None:
+    # The agno no-op checker may only say "valid" where decoding and the full rules
+    # find nothing.
+    from toolpair._api import parse
+
+    history, provider = case
+    codec = AgnoCodec()
+    p = parse(history, provider, codec, {})
+    if codec.certainly_valid(history, provider, p.ctx) is True:
+        assert p.profile.rules(p.messages, p.ctx) == []
