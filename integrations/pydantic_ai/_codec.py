@@ -23,7 +23,10 @@ from pydantic_ai.messages import (
 )
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._model import Role
+from toolpair._model import Role, Shape
+from toolpair.providers import Context
+
+from . import _fast
 
 #: pydantic-ai's own marker for a return it synthesized; set on ours too so its repair
 #: (and anything keyed on it downstream) treats them alike.
@@ -136,7 +139,7 @@ class PydanticAICodec:
     """
 
     name = "pydantic-ai"
-    shape = "blocks"
+    shape: Shape = "blocks"
 
     def __init__(self) -> None:
         self._call_times: dict[int, datetime] = {}
@@ -168,6 +171,12 @@ class PydanticAICodec:
                     f"expected a ModelRequest or ModelResponse, got {type(msg).__name__}", i
                 )
         return out
+
+    def certainly_valid(self, messages: Sequence[Any], provider: str, ctx: Context) -> bool | None:
+        """True only where ``provider``'s rules would find nothing in ``messages``,
+        read in one pass without decoding (see `_fast`); None takes the full path."""
+        check = _fast.CHECKERS.get(provider)
+        return None if check is None else check(messages, ctx)
 
     def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
         parts = [b.native for b in blocks]
