@@ -396,42 +396,54 @@ def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     return True
 
 
+def _same(a: list[Any], b: list[Any]) -> bool:
+    return sorted(a) == sorted(b)
+
+
 def gemini(msgs: Sequence[Any], ctx: Context) -> bool | None:
     if ctx.thought_signatures:
         return None
-    pending: list[str] = []
+    pending: list[Any] = []  # the names of the last call turn's calls
+    pending_ids: list[Any] = []
     prev = "model"  # a call turn may not open the history (G3)
     for c in msgs:
         role = c.get("role", "user")
         parts = c["parts"]
         if not parts or type(parts) is not list:
             return None
-        names: list[str] = []
-        answers: list[str] = []
+        names: list[Any] = []
+        ids: list[Any] = []
+        answers: list[Any] = []
+        answer_ids: list[Any] = []
         for p in parts:
             if type(p) is not dict:
                 return None
             if "functionCall" in p:
                 call = p["functionCall"]
-                if "id" in call:
-                    return None  # id matching: the full rules
                 names.append(call["name"])
+                ids.append(call.get("id"))
             elif "functionResponse" in p:
                 resp = p["functionResponse"]
-                if "id" in resp:
-                    return None
                 answers.append(resp["name"])
+                answer_ids.append(resp.get("id"))
             elif "function_call" in p or "function_response" in p:
                 return None
         if role == "model":
             if pending or answers or (names and prev == "model"):
                 return None
         elif role in ("user", "function"):
-            if sorted(answers) != sorted(pending):
+            # With ids on both halves they pair by id, otherwise by name (G2, G7).
+            if all(type(i) is str and i for i in pending_ids + answer_ids):
+                if not _same(answer_ids, pending_ids):
+                    return None
+            elif any(i is not None and type(i) is not str for i in pending_ids + answer_ids):
+                return None  # malformed: the full path names it
+            elif not _same(answers, pending):
                 return None
         else:
             return None
         pending = names
+        pending_ids = ids
         prev = "model" if role == "model" else "user"
     return not pending
 

@@ -82,13 +82,18 @@ def test_saved_regressions(path: Path) -> None:
 
 
 @FUZZ
-@given(case=defective(), pair=st.sampled_from(sorted(CHECKERS)), repaired=st.booleans())
+@given(
+    case=defective(),
+    pair=st.sampled_from(sorted(CHECKERS)),
+    repaired=st.booleans(),
+    gemini_ids=st.booleans(),
+)
 def test_fast_path_never_hides_a_violation(
-    case: Any, pair: tuple[str, str], repaired: bool
+    case: Any, pair: tuple[str, str], repaired: bool, gemini_ids: bool
 ) -> None:
     # The no-op path may only say "valid" where the full rules find nothing.
     fmt, provider = pair
-    history = render(case[0], fmt)
+    history = render(case[0], fmt, gemini_ids)
     if repaired:
         history = toolpair.repair(history, provider, format=fmt).messages
     p = parse(history, provider, fmt, {})
