@@ -207,10 +207,10 @@ def _log(result: Repaired) -> None:
     if not result.fixes or not logger.isEnabledFor(logging.WARNING):
         return
     kinds: dict[str, int] = {}
-    ids: list[str] = []
+    ids: dict[str, None] = {}  # ordered and unique, without a scan per id
     for f in result.fixes:
         kinds[f.kind] = kinds.get(f.kind, 0) + 1
-        ids.extend(i for i in f.ids if i and i not in ids)
+        ids.update(dict.fromkeys(i for i in f.ids if i))
     summary = ", ".join(f"{n} {k}" for k, n in kinds.items())
     logger.warning(
         "toolpair repaired a %s history for %s: %s; ids: %s",

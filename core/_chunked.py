@@ -112,10 +112,9 @@ def repair(
         n = len(starts)
         ends = [*starts[1:], len(raw)]
         clean = [False] * n
-        clean_calls: set[str] = set()
-        clean_results: set[str] = set()
-        thinking = False
+        # The call ids of clean exchanges, each answered there: their results' ids too.
         seen: set[str] = set()
+        thinking = False
 
         def sweep(lo: int, hi: int) -> None:
             """Check exchanges lo..hi as one fragment; where that fails, each half."""
@@ -124,8 +123,6 @@ def repair(
             frag = Frag(a == 0, b == len(raw), _role(raw[a - 1]) if a else None, seen)
             if check(raw[a:b], ctx, frag) is True:
                 clean[lo : hi + 1] = [True] * (hi + 1 - lo)
-                clean_calls.update(frag.calls)
-                clean_results.update(frag.results)
                 thinking = thinking or frag.thinking
             elif lo < hi:
                 mid = (lo + hi) // 2
@@ -163,8 +160,7 @@ def repair(
             if clean[k]:
                 # A clean exchange that joined a piece: its ids are the piece's now.
                 calls, results = _ids([m for m in msgs if starts[k] <= m.index < ends[k]])
-                clean_calls -= calls
-                clean_results -= results
+                seen -= calls | results
     ids = [_ids(msgs) for _, _, msgs in pieces]
     owners_call: dict[str, int] = {}
     owners_result: dict[str, int] = {}
@@ -173,7 +169,8 @@ def repair(
             owners_call[i] = -2 if owners_call.get(i, j) != j else j
         for i in results:
             owners_result[i] = -2 if owners_result.get(i, j) != j else j
-    all_calls = clean_calls.union(owners_call)
+    clean_calls = clean_results = seen
+    all_calls = seen.union(owners_call)
     out: list[Any] = []
     fixes: list[Fix] = []
     id_map: dict[str, str] = {}

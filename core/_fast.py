@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from toolpair.formats._common import content_is_empty
@@ -26,17 +26,16 @@ Checker = Callable[..., "bool | None"]
 
 @dataclass(slots=True)
 class Frag:
-    """A fragment of a longer history (see `toolpair._chunked`): where it sits, the
-    role the message before it had, and sets the checker fills with the call and
-    result ids it reads (``seen`` is shared by every fragment: ids are unique
-    conversation-wide on the providers that say so)."""
+    """A fragment of a longer history (see `toolpair._chunked`): where it sits, and the
+    role the message before it had. ``seen`` is shared by every fragment: a checker
+    that finds its fragment clean adds the fragment's call ids to it (each answered
+    inside the fragment, so they are its result ids too); the providers that want ids
+    unique conversation-wide also refuse a fragment reusing one."""
 
     first: bool
     last: bool
     prev_role: str | None
     seen: set[str]
-    calls: set[str] = field(default_factory=set)
-    results: set[str] = field(default_factory=set)
     #: Whether it holds thinking (Anthropic, Bedrock): only then can an edit earlier in
     #: the history invalidate it (H4), which is worth a look over the whole result.
     thinking: bool = False
@@ -176,8 +175,6 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
         if len(set(ids)) != len(ids) or not frag.seen.isdisjoint(ids):
             return None
         frag.seen.update(ids)
-        frag.calls.update(ids)
-        frag.results.update(ids)  # a clean fragment answers each of its calls, no other
         frag.thinking = thought
         if not frag.last:
             return True
@@ -200,7 +197,6 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
         return None
     pending: list[str] | None = None
     seen: set[str] = set()
-    results: set[str] | None = frag.results if frag is not None else None
     # The first message must be a user one; a fragment continues its predecessor.
     prev_role = frag.prev_role or "assistant" if frag is not None else "assistant"
     tools = False
@@ -252,8 +248,6 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
                 got.add(r["toolUseId"])
             if len(got) != len(pending) or not got.issuperset(pending):
                 return None
-            if results is not None:
-                results.update(got)
             pending = None
     if pending is not None:
         return None
@@ -265,7 +259,6 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
         if not frag.seen.isdisjoint(seen):
             return None
         frag.seen |= seen
-        frag.calls |= seen
         frag.thinking = thought
     return True
 
@@ -276,6 +269,7 @@ def _chat(
     i = 0
     n = len(msgs)
     prev = (frag.prev_role or "") if frag is not None else ""
+    answered: list[str] = []  # calls answered in full, for a fragment's ``seen``
     while i < n:
         m = msgs[i]
         role = m["role"]
@@ -324,9 +318,7 @@ def _chat(
             prev = "tool"
         if len(got) != len(ids):
             return None
-        if frag is not None:
-            frag.calls.update(ids)
-            frag.results.update(got)
+        answered.extend(ids)
     if mistral:
         if not msgs:
             return None
@@ -343,6 +335,8 @@ def _chat(
             return None
         if ctx.tokenizer_version < 5:
             return None
+    if frag is not None:
+        frag.seen.update(answered)
     return True
 
 
@@ -390,9 +384,7 @@ def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     if after_reasoning or open_calls:
         return None
     if frag is not None:
-        calls = [it["call_id"] for it in msgs if it.get("type") == "function_call"]
-        frag.calls.update(calls)
-        frag.results.update(calls)  # every one was answered inside the fragment
+        frag.seen.update(it["call_id"] for it in msgs if it.get("type") == "function_call")
     return True
 
 
