@@ -19,6 +19,8 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from toolpair import Block, InvalidHistory, Message
+from toolpair.integrations.llamaindex._fast import certainly_valid
+from toolpair.providers import Context
 
 try:  # llama-index-core >= 0.14.5
     from llama_index.core.base.llms.types import ToolCallBlock
@@ -151,6 +153,11 @@ class LlamaIndexCodec:
 
     name = "llamaindex"
     shape = "chat"
+
+    def certainly_valid(self, messages: Sequence[Any], provider: str, ctx: Context) -> bool | None:
+        """True only where ``provider``'s rules would find nothing in ``messages``,
+        read without decoding (None: take the full path). Anthropic and OpenAI Chat."""
+        return certainly_valid(messages, provider, ctx)
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):

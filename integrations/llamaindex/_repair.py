@@ -11,6 +11,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 import toolpair
 from toolpair import Fix, Policy, Repaired, Violation
 from toolpair.integrations.llamaindex._codec import LlamaIndexCodec, call_block_type
+from toolpair.integrations.llamaindex._fast import certainly_valid
+from toolpair.providers import Context
 
 __all__ = ["CODEC", "provider_for", "repair_messages", "validate_messages"]
 
@@ -93,14 +95,19 @@ def _for_anthropic(messages: list[Any]) -> tuple[list[Any], list[Fix]]:
     for i, msg in enumerate(messages):
         if not isinstance(msg, ChatMessage) or msg.role != MessageRole.ASSISTANT:
             continue
-        blocks = list(msg.blocks)
-        kwargs = msg.additional_kwargs or {}
+        # Copied only when a call is rewritten: most messages are left as they are.
+        blocks: list[Any] | None = None
         ids: list[str] = []
-        has_blocks = any(isinstance(b, block_type) for b in blocks)
-        for k, b in enumerate(blocks):
-            if isinstance(b, block_type) and not isinstance(b.tool_kwargs, dict):
-                blocks[k] = b.model_copy(update={"tool_kwargs": _arguments(b.tool_kwargs)})
-                ids.append(str(b.tool_call_id))
+        has_blocks = False
+        for k, b in enumerate(msg.blocks):
+            if isinstance(b, block_type):
+                has_blocks = True
+                if not isinstance(b.tool_kwargs, dict):
+                    if blocks is None:
+                        blocks = list(msg.blocks)
+                    blocks[k] = b.model_copy(update={"tool_kwargs": _arguments(b.tool_kwargs)})
+                    ids.append(str(b.tool_call_id))
+        kwargs = msg.additional_kwargs or {}
         legacy = kwargs.get("tool_calls")
         lowered = False
         if (
@@ -109,6 +116,8 @@ def _for_anthropic(messages: list[Any]) -> tuple[list[Any], list[Fix]]:
             and legacy
             and not all(_anthropic_reads(e) for e in legacy)
         ):
+            if blocks is None:
+                blocks = list(msg.blocks)
             for entry in legacy:
                 call_id, name, args = _legacy_fields(entry)
                 blocks.append(
@@ -133,6 +142,16 @@ def _for_anthropic(messages: list[Any]) -> tuple[list[Any], list[Fix]]:
     return out, fixes
 
 
+def _no_op(history: list[Any], provider: str) -> bool:
+    """The codec's no-op checker, which for Anthropic also vouches that no call needs
+    rewriting: True lets a valid history skip both passes."""
+    try:
+        ctx = Context(shape=CODEC.shape, format=CODEC.name)
+        return certainly_valid(history, provider, ctx) is True
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+        return False  # malformed: the full path names what is wrong
+
+
 def repair_messages(
     messages: Sequence[Any],
     provider: str | None = None,
@@ -147,12 +166,14 @@ def repair_messages(
     objects, and no input message is mutated.
     """
     history = list(messages)
+    chosen = _policy(policy, options)
+    target = provider or "portable"
+    if _no_op(history, target):
+        return Repaired(history, [], {}, target, CODEC.name)
     lowered: list[Fix] = []
     if provider == "anthropic":
         history, lowered = _for_anthropic(history)
-    repaired = toolpair.repair(
-        history, provider or "portable", policy=_policy(policy, options), format=CODEC
-    )
+    repaired = toolpair.repair(history, target, policy=chosen, format=CODEC)
     repaired.fixes[:0] = lowered
     return repaired
 
@@ -160,6 +181,8 @@ def repair_messages(
 def validate_messages(messages: Sequence[Any], provider: str | None = None) -> list[Violation]:
     """What ``provider`` (default ``"portable"``) would reject in this ChatMessage list."""
     history = list(messages)
+    if _no_op(history, provider or "portable"):
+        return []
     found: list[Violation] = []
     if provider == "anthropic":
         _, fixes = _for_anthropic(history)
