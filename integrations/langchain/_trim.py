@@ -3,8 +3,14 @@
 Same signature, defaults, errors and results as LangChain's on histories without tool
 calls. The difference: it keeps or drops whole units (an assistant message with all its
 tool results; toolpair.units decides), so its output never holds a tool call without its
-results or a result without its call unless the input already did. Each unit is counted
-once, in chronological order, instead of re-counting prefixes in a binary search.
+results or a result without its call unless the input already did. Units are counted one
+at a time in the order they are taken (newest first for the "last" strategy), each once,
+and counting stops at the first that does not fit, instead of counting the whole history
+and then re-counting prefixes in a binary search.
+
+A plain history (human, system and AI messages, each run of tool results answering the AI
+message right before it) is cut into units natively; anything else goes through the
+codec and toolpair.units, which the fast path is tested to agree with.
 
 Counting a unit on its own assumes what LangChain's own partial-message search already
 assumes: a list counter is additive over messages, up to a constant per-list overhead
@@ -14,15 +20,22 @@ assumes: a list counter is additive over messages, up to a constant per-list ove
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal, cast
 
-from langchain_core.messages import BaseMessage, SystemMessage, convert_to_messages
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+    convert_to_messages,
+)
 
 import toolpair
 
-from ._codec import LangChainCodec
+from ._codec import _CALL_BLOCKS, LangChainCodec
 
 __all__ = ["trim_messages"]
 
@@ -109,7 +122,75 @@ def _text_splitter(text_splitter: Any) -> Callable[[str], list[str]]:
     return cast(Callable[[str], list[str]], text_splitter)
 
 
+def _call_ids(message: AIMessage) -> set[str] | None:
+    """The ids of every call the codec reads in ``message`` (``tool_calls``, invalid
+    calls with an id, content-resident call blocks), or None when one has no string id
+    (the general path pairs those by name, or rejects them)."""
+    ids: set[str] = set()
+    for call in message.tool_calls:
+        call_id = call.get("id")
+        if not isinstance(call_id, str):
+            return None
+        ids.add(call_id)
+    for invalid in message.invalid_tool_calls:
+        call_id = invalid.get("id")
+        if call_id:
+            if not isinstance(call_id, str):
+                return None
+            ids.add(call_id)
+    content = message.content
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, Mapping):
+                key = _CALL_BLOCKS.get(part.get("type"))  # type: ignore[arg-type]
+                if key is not None:
+                    call_id = part.get(key)
+                    if not isinstance(call_id, str):
+                        return None
+                    ids.add(call_id)
+    return ids
+
+
+def _plain_units(messages: list[BaseMessage]) -> list[Unit] | None:
+    """`_units` for a plain history, without decoding it: an AI message with calls and
+    the tool messages right after it form a unit, every other message stands alone.
+    None when the history is not plain: a message of another class, a tool message that
+    does not answer the AI message it follows, a call id used twice or not a string."""
+    out: list[Unit] = []
+    seen: set[str] = set()
+    open_ids: set[str] | None = None
+    unit: Unit = []
+    for m in messages:
+        cls = type(m)
+        if cls is ToolMessage:
+            answers = cast(ToolMessage, m).tool_call_id
+            if open_ids is None or not isinstance(answers, str) or answers not in open_ids:
+                return None
+            unit.append(m)
+            continue
+        open_ids = None
+        if cls is AIMessage:
+            ids = _call_ids(cast(AIMessage, m))
+            if ids is None or not seen.isdisjoint(ids):
+                return None
+            if ids:
+                seen |= ids
+                open_ids = ids
+                unit = [m]
+                out.append(unit)
+                continue
+        elif cls is not HumanMessage and cls is not SystemMessage:
+            return None
+        out.append([m])
+    return out
+
+
 def _units(messages: list[BaseMessage]) -> list[Unit]:
+    plain = _plain_units(messages)
+    return plain if plain is not None else _general_units(messages)
+
+
+def _general_units(messages: list[BaseMessage]) -> list[Unit]:
     """The history cut into the pieces trimming may not split: a message with tool
     calls together with its results (a core ``tool`` unit, which also spans whatever
     sits between them). Every other message stands alone, as LangChain cuts between
@@ -169,24 +250,23 @@ class _Trimmer:
         # The message at the far end of what is kept: its chronologically first one
         # when the units are taken from the end of the history.
         edge = 0 if backwards else -1
-        costs = [self._cost(u) for u in units]
-        total = self.overhead + sum(costs)
-        if total <= budget:
-            kept = list(units)
-        else:
-            kept = []
-            running = self.overhead
-            for unit, cost in zip(units, costs, strict=True):
-                if running + cost > budget:
-                    break
-                running += cost
-                kept.append(unit)
-            if partial_strategy and len(kept) < len(units):
-                nxt = units[len(kept)]
-                if len(nxt) == 1 and not self._pairs(nxt[0]):
-                    piece = self._partial(nxt[0], running, budget, partial_strategy)
-                    if piece is not None:
-                        kept.append([piece])
+        # LangChain first counts the whole list; with costs that add up, a unit that
+        # does not fit ends the kept part just the same, and what lies beyond it is
+        # never counted.
+        kept: list[Unit] = []
+        running = self.overhead
+        nxt: Unit | None = None
+        for unit in units:
+            cost = self._cost(unit)
+            if running + cost > budget:
+                nxt = unit
+                break
+            running += cost
+            kept.append(unit)
+        if partial_strategy and nxt is not None and len(nxt) == 1 and not self._pairs(nxt[0]):
+            piece = self._partial(nxt[0], running, budget, partial_strategy)
+            if piece is not None:
+                kept.append([piece])
         if end_on:
             while kept and not _is_type(kept[-1][edge], end_on):
                 kept.pop()
