@@ -29,7 +29,10 @@ MIN_MESSAGES = 200
 
 #: Rules about the first or last message of the whole request; a piece that is not
 #: first or last may break them without the history doing so.
-_FIRST_ONLY = frozenset({"bedrock.first_not_user", "mistral.bad_start", "mistral.empty"})
+_FIRST_ONLY = frozenset(
+    # A piece starts after a user-side turn its rules cannot see (Gemini G3).
+    {"bedrock.first_not_user", "mistral.bad_start", "mistral.empty", "gemini.call_turn_position"}
+)
 _LAST_ONLY = frozenset(
     {"mistral.bad_last_role", "anthropic.trailing_whitespace", "anthropic.thinking_disabled"}
 )
@@ -40,6 +43,10 @@ def _chat_side(m: Any) -> str:
 
 
 _USER_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
+
+
+def _gemini_side(m: Any) -> str:
+    return "a" if type(m) is dict and m.get("role") == "model" else "u"
 
 
 def _responses_side(m: Any) -> str:
@@ -62,6 +69,7 @@ SIDES: dict[str, Callable[[Any], str]] = {
     "openai": _chat_side,
     "mistral": _chat_side,
     "openai-responses": _responses_side,
+    "gemini": _gemini_side,
 }
 
 

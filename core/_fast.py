@@ -392,12 +392,15 @@ def _same(a: list[Any], b: list[Any]) -> bool:
     return sorted(a) == sorted(b)
 
 
-def gemini(msgs: Sequence[Any], ctx: Context) -> bool | None:
+def gemini(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     if ctx.thought_signatures:
         return None
     pending: list[Any] = []  # the names of the last call turn's calls
     pending_ids: list[Any] = []
-    prev = "model"  # a call turn may not open the history (G3)
+    # A call turn may not open the history (G3); a later fragment follows a user-side
+    # turn (pieces start at a model turn after one).
+    prev = "model" if frag is None or frag.first else "user"
+    answered: list[Any] = []
     for c in msgs:
         role = c.get("role", "user")
         parts = c["parts"]
@@ -428,6 +431,9 @@ def gemini(msgs: Sequence[Any], ctx: Context) -> bool | None:
             if all(type(i) is str and i for i in pending_ids + answer_ids):
                 if not _same(answer_ids, pending_ids):
                     return None
+                answered += pending_ids
+            elif frag is not None:
+                return None  # pieces are told apart by id: without ids, the full path
             elif any(i is not None and type(i) is not str for i in pending_ids + answer_ids):
                 return None  # malformed: the full path names it
             elif not _same(answers, pending):
@@ -437,7 +443,11 @@ def gemini(msgs: Sequence[Any], ctx: Context) -> bool | None:
         pending = names
         pending_ids = ids
         prev = "model" if role == "model" else "user"
-    return not pending
+    if pending:
+        return None
+    if frag is not None:
+        frag.seen.update(answered)
+    return True
 
 
 #: (format, provider) -> checker; pairs not here always take the full path.

@@ -661,13 +661,18 @@ def _long(fmt: str) -> list[Any]:
             h += [BU(b_txt(f"q{i}")), BA(b_use(f"t{i}")), BU(b_res(f"t{i}")), BA(b_txt(f"a{i}"))]
         elif fmt == "openai-responses":
             h += [RU(f"q{i}"), fc(f"t{i}"), fco(f"t{i}"), RA(f"a{i}")]
+        elif fmt == "gemini":
+            h += [GU(g_txt(f"q{i}")), GM(g_call(id=f"t{i}")), GU(g_res(id=f"t{i}"))]
+            h += [GM(g_txt(f"a{i}"))]
         else:
             cid = f"abc{i:06d}"
             h += [OU(f"q{i}"), OA(call(cid)), OT(cid), OA(content=f"a{i}")]
     return [*h, h[0]]  # ending on a user turn, as a request does
 
 
-@pytest.mark.parametrize("fmt", ["anthropic", "bedrock", "openai", "openai-responses", "mistral"])
+@pytest.mark.parametrize(
+    "fmt", ["anthropic", "bedrock", "openai", "openai-responses", "mistral", "gemini"]
+)
 def test_pieces_give_the_full_answer(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from toolpair import _chunked
 
@@ -677,6 +682,7 @@ def test_pieces_give_the_full_answer(fmt: str, monkeypatch: pytest.MonkeyPatch) 
         "anthropic": U(tr("ghost")),
         "bedrock": BU(b_res("ghost")),
         "openai-responses": fco("ghost"),
+        "gemini": GU(g_res(id="ghost")),
     }.get(fmt, OT("ghost0000"))
     h.insert(200, orphan)  # a result whose call is nowhere
     r = toolpair.repair(h, fmt)
