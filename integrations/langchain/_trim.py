@@ -27,6 +27,7 @@ from typing import Any, Literal, cast
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
+    ChatMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
@@ -35,7 +36,7 @@ from langchain_core.messages import (
 
 import toolpair
 
-from ._codec import _CALL_BLOCKS, LangChainCodec
+from ._codec import _CALL_BLOCKS, _CHAT_ROLES, LangChainCodec
 
 __all__ = ["trim_messages"]
 
@@ -197,7 +198,14 @@ def _general_units(messages: list[BaseMessage]) -> list[Unit]:
     any two messages that hold no pair."""
     out: list[Unit] = []
     at = 0
-    for unit in toolpair.units(messages, format=LangChainCodec()):
+    # A ChatMessage whose role the codec does not know holds no pair (only AI and tool
+    # messages do): it is cut like any message, as LangChain's trimmer cuts it, so it
+    # stands in as an empty human message rather than failing the trim.
+    placed = [
+        HumanMessage(content="") if isinstance(m, ChatMessage) and m.role not in _CHAT_ROLES else m
+        for m in messages
+    ]
+    for unit in toolpair.units(placed, format=LangChainCodec()):
         start, stop = max(unit.start, at), unit.stop
         out.extend([m] for m in messages[at:start])
         if stop <= start:

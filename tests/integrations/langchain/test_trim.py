@@ -427,3 +427,28 @@ def test_approximate_counts_add_up_message_by_message(history: list[BaseMessage]
     overhead = count_tokens_approximately([])
     each = [count_tokens_approximately([m]) - overhead for m in history]
     assert count_tokens_approximately(history) == overhead + sum(each)
+
+
+@pytest.mark.parametrize("strategy", ["first", "last"])
+def test_chat_messages_of_any_role_are_trimmed_as_langchain_trims_them(strategy: str) -> None:
+    # No pair lives in a ChatMessage of a role toolpair does not know; trimming cuts
+    # around it exactly as LangChain does instead of refusing the history.
+    from langchain_core.messages import ChatMessage
+
+    history = [
+        SystemMessage("be brief"),
+        HumanMessage("question " * 20),
+        ChatMessage(role="critic", content="a remark " * 20),
+        AIMessage("answer " * 20),
+        ChatMessage(role="critic", content="another " * 20),
+        HumanMessage("more " * 20),
+    ]
+    options: dict[str, Any] = {
+        "max_tokens": 60,
+        "token_counter": count_tokens_approximately,
+        "strategy": strategy,
+    }
+    expected = lc_trim_messages(history, **options)
+    got = trim_messages(history, **options)
+    assert [m.model_dump() for m in got] == [m.model_dump() for m in expected]
+    assert len(got) < len(history)
