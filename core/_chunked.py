@@ -107,6 +107,15 @@ def repair(
     """The repaired message list, fixes and id map; None means "take the full path"."""
     side = SIDES.get(codec.name)
     check = CHECKERS.get((codec.name, profile.name))
+    framework = getattr(codec, "side", None)
+    if framework is not None:
+        # A framework codec that tells the sides apart and checks fragments itself.
+        side = framework
+        own = codec.certainly_valid  # type: ignore[attr-defined]
+
+        def check(msgs: Sequence[Any], ctx: Context, frag: Frag) -> bool | None:
+            return own(msgs, profile.name, ctx, frag)  # type: ignore[no-any-return]
+
     if (
         side is None
         or check is None
@@ -128,10 +137,11 @@ def repair(
             """Check exchanges lo..hi as one fragment; where that fails, each half."""
             nonlocal thinking
             a, b = starts[lo], ends[hi]
-            frag = Frag(a == 0, b == len(raw), _role(raw[a - 1]) if a else None, seen)
+            prev = None if not a else "user" if framework is not None else _role(raw[a - 1])
+            frag = Frag(a == 0, b == len(raw), prev, seen)
             if check(raw[a:b], ctx, frag) is True:
                 clean[lo : hi + 1] = [True] * (hi + 1 - lo)
-                thinking = thinking or frag.thinking
+                thinking = thinking or frag.thinking is not False
             elif lo < hi:
                 mid = (lo + hi) // 2
                 sweep(lo, mid)
@@ -141,10 +151,12 @@ def repair(
         # few calls; a run that fails is split until its broken exchanges stand alone.
         for lo in range(0, n, _RUN):
             sweep(lo, min(lo + _RUN, n) - 1)
-    except (KeyError, TypeError, AttributeError, IndexError):
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
         return None  # malformed: the full path names it
     if all(clean):
         return None
+    if thinking and framework is not None:
+        return None  # the H4 scan below reads wire formats only
     # A piece is a run of exchanges the checker could not clear; where turns must
     # alternate, with the exchange after it, so a turn left at its end can merge.
     reach = 1 if profile.strict_alternation else 0
@@ -218,7 +230,10 @@ def repair(
     out.extend(raw[pos:])
     if not changed or not certainly_valid(codec, profile.name, out, ctx):
         return None
-    if thinking or any(_thinking(m, codec.name) for m in pieces_out):
+    if framework is not None:
+        if any(b.kind == "thinking" for _, _, msgs in pieces for m in msgs for b in m.blocks):
+            return None  # thinking after an edit: the full path reports it (H4)
+    elif thinking or any(_thinking(m, codec.name) for m in pieces_out):
         _prefix_binding(codec.name, raw, out, fixes)
     return out, fixes, id_map
 

@@ -36,9 +36,10 @@ class Frag:
     last: bool
     prev_role: str | None
     seen: set[str]
-    #: Whether it holds thinking (Anthropic, Bedrock): only then can an edit earlier in
-    #: the history invalidate it (H4), which is worth a look over the whole result.
-    thinking: bool = False
+    #: Whether a clean fragment holds thinking (None: the checker does not say). Only
+    #: thinking can be invalidated by an edit earlier in the history (H4), and only
+    #: then is a look over the whole result worth its cost.
+    thinking: bool | None = None
 
 
 _BEDROCK_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}").fullmatch

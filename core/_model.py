@@ -95,6 +95,17 @@ class Codec(Protocol):
     ``provider``'s full rules would find nothing (anything else takes the full path).
     Repair runs on every request and nearly every history is already valid, so this is
     what a request normally pays.
+
+    A codec that also defines ``side(native) -> "a" | "u"`` (assistant side or not) has
+    long broken histories repaired in pieces, as the wire formats do (`toolpair._chunked`):
+    only the exchanges its checker cannot clear are decoded. Its ``certainly_valid``
+    then takes a fourth argument, ``frag`` (a `toolpair._fast.Frag`, or None for a whole
+    history), and given one checks the messages as a fragment of a longer history:
+    rules on the first or last message apply only where ``frag.first``/``frag.last``
+    say so; a fragment that is not first follows a user-side message; on returning True
+    it adds the fragment's call ids (each answered inside it) to ``frag.seen``, where the
+    provider wants ids unique refuses a fragment reusing one already there, and sets
+    ``frag.thinking`` to whether the fragment holds thinking.
     """
 
     name: str
