@@ -37,6 +37,9 @@ from wire import (
 )
 
 import toolpair
+from toolpair import _fast
+from toolpair.formats.anthropic import AnthropicCodec
+from toolpair.providers import get_profile
 
 PH = "No result was recorded for this tool call."
 IMG = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}}
@@ -727,3 +730,38 @@ def test_pieces_report_thinking_bound_to_an_edited_prefix(
     assert r.messages == full.messages
     assert sorted(map(str, r.fixes)) == sorted(map(str, full.fixes))
     assert "prefix_binding" in {f.kind for f in r.fixes}
+
+
+class _SidedAnthropic(AnthropicCodec):
+    """The Anthropic wire codec with the two methods a framework codec brings to be
+    repaired in pieces: the core's framework piece path, without a framework."""
+
+    name = "sided-anthropic"
+
+    def side(self, m: Any) -> str:
+        return "a" if m["role"] == "assistant" else "u"
+
+    def certainly_valid(self, msgs: Any, provider: str, ctx: Any, frag: Any = None) -> Any:
+        return _fast.anthropic(msgs, ctx, frag) if provider == "anthropic" else None
+
+
+@pytest.mark.parametrize("thought", [False, True])
+def test_framework_codecs_are_repaired_in_pieces_too(
+    thought: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolpair import _chunked
+
+    codec = _SidedAnthropic()
+    h = _long("anthropic")
+    if thought:  # thinking in an untouched exchange: the full path reports H4
+        h[301] = {"role": "assistant", "content": [think(), *h[301]["content"]]}
+    del h[102]  # a dangling call
+    h.insert(200, U(tr("ghost")))  # a result whose call is nowhere
+    pieces = _chunked.repair(h, codec, get_profile("anthropic"), toolpair.Policy(), _ctx())
+    assert (pieces is None) is thought
+    r = toolpair.repair(h, "anthropic", format=codec)
+    monkeypatch.setattr(_chunked, "MIN_MESSAGES", 10**9)
+    full = toolpair.repair(h, "anthropic", format=codec)
+    assert r.messages == full.messages
+    assert sorted(map(str, r.fixes)) == sorted(map(str, full.fixes))
+    assert sum(a is b for a, b in zip(r.messages, h, strict=False)) >= 100
