@@ -19,7 +19,8 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair.integrations.llamaindex._fast import certainly_valid
+from toolpair._fast import Frag
+from toolpair.integrations.llamaindex._fast import certainly_valid, side
 from toolpair.providers import Context
 
 try:  # llama-index-core >= 0.14.5
@@ -154,10 +155,18 @@ class LlamaIndexCodec:
     name = "llamaindex"
     shape = "chat"
 
-    def certainly_valid(self, messages: Sequence[Any], provider: str, ctx: Context) -> bool | None:
+    def certainly_valid(
+        self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
+    ) -> bool | None:
         """True only where ``provider``'s rules would find nothing in ``messages``,
-        read without decoding (None: take the full path). Anthropic and OpenAI Chat."""
-        return certainly_valid(messages, provider, ctx)
+        read without decoding (None: take the full path). Anthropic and OpenAI Chat;
+        ``frag`` says ``messages`` is a fragment of a longer history (`toolpair._chunked`)."""
+        return certainly_valid(messages, provider, ctx, frag)
+
+    #: ``side(native)``: ``"a"`` for an assistant-side message, ``"u"`` for any other,
+    #: which is where a history may be cut into pieces repaired apart
+    #: (`toolpair._chunked`). The function itself: it runs once per message.
+    side = staticmethod(side)
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):

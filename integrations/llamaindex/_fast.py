@@ -23,6 +23,7 @@ from typing import Any
 from llama_index.core.base.llms import types as _types
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
+from toolpair._fast import Frag
 from toolpair.providers import Context
 
 _ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+").fullmatch
@@ -69,13 +70,26 @@ def _result_id(m: Any) -> Any:
     return kwargs["tool_call_id"] if "tool_call_id" in kwargs else kwargs.get("call_id")
 
 
-def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
+def side(m: Any) -> str:
+    """``"a"`` for a message the codec puts on the assistant side, ``"u"`` for any other
+    (system messages included: Anthropic leaves them out of its turns, so an assistant
+    message after one either starts a turn or continues one whose calls, in a fragment
+    found clean, are all answered already)."""
+    return "a" if _SIDE.get(m.role) == _ASSISTANT else "u"
+
+
+def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     """The Anthropic rules read merged turns (system messages left out): every call of
     an assistant turn answered by the tool messages leading the next user turn, ids
-    unique and well formed, no content after a call, no trailing whitespace at the end."""
+    unique and well formed, no content after a call, no trailing whitespace at the end.
+
+    A fragment that is not first starts a new assistant turn, or continues one whose
+    earlier part made no call (a clean fragment leaves none unanswered), so the same
+    pass holds for it; only the trailing-whitespace rule is about the last message."""
     if ctx.thinking is not None or ctx.tools is not None:
         return None
     seen: set[str] = set()
+    thought = False
     calls: list[str] | None = None  # the calls of the current assistant turn
     # Results still due at the head of this user turn; a user message may only come
     # once it is empty, so a result after one is unexpected.
@@ -86,6 +100,12 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
             return None
         side = _SIDE[m.role]
         if side == _SYSTEM:
+            if frag is not None and (calls is not None or remaining):
+                # Valid for Anthropic, which leaves system messages out, but the full
+                # repair moves the results up to their call wherever it repairs
+                # anything, and a piece without violations is left as it is: no piece
+                # can give the full path's answer, so the whole history takes it.
+                raise ValueError("a system message between a call and its results")
             continue
         if side == _ASSISTANT:
             if turn != _ASSISTANT:
@@ -117,6 +137,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
                     sig = info.get("signature") if isinstance(info, Mapping) else None
                     if type(sig) is not str or not sig:
                         return None
+                    thought = True
                 elif t not in _MEDIA or calls is not None:
                     return None
             if not has_block_call:
@@ -166,6 +187,14 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
                     return None
     if remaining or calls is not None:
         return None
+    if frag is not None:
+        # Ids are unique conversation-wide; ``seen`` is shared by every fragment.
+        if not frag.seen.isdisjoint(seen):
+            return None
+        frag.seen |= seen
+        frag.thinking = thought
+        if not frag.last:
+            return True
     if turn == _ASSISTANT:
         # A10: the last item of the final assistant turn may not end in whitespace.
         for m in reversed(msgs):
@@ -183,11 +212,18 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
     return True
 
 
-def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
+def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     """OpenAI Chat reads one turn per message: an assistant message's calls, ids
     unique, 1-40 characters, answered by the tool messages right after it, and no
-    other tool message anywhere."""
+    other tool message anywhere.
+
+    No rule there is about the first or last message, so a fragment is checked as a
+    whole history is; it is refused only where it shares an id with another one (or
+    repeats one itself), which the pieces could not tell apart."""
     pending: set[str] | None = None  # calls of the last assistant message not yet answered
+    # Every call id of the fragment (all answered once it is found clean).
+    answered: list[str] | None = [] if frag is not None else None
+    thought = False
     for m in msgs:
         if type(m) is not ChatMessage and not isinstance(m, ChatMessage):
             return None
@@ -197,6 +233,15 @@ def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
             if not pending or type(i) is not str or i not in pending:
                 return None
             pending.discard(i)
+            if frag is not None and m.additional_kwargs.get("is_error") is True:
+                for b in m.blocks:
+                    if b.block_type != "text" or b.text.strip():
+                        break
+                else:
+                    # OpenAI takes an empty error result, but the full repair fills it
+                    # wherever it repairs anything, and a piece without violations is
+                    # left as it is: no piece can give the full path's answer.
+                    raise ValueError("an empty error result")
             continue
         if pending:
             return None
@@ -214,6 +259,8 @@ def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
                     ids = [i]
                 else:
                     ids.append(i)
+            elif t is _THINKING:
+                thought = True
             elif t not in _OPENAI_CONTENT:
                 return None
         if ids is None:
@@ -231,14 +278,32 @@ def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
             pending = set(ids)
             if len(pending) != len(ids):
                 return None
-    return not pending
+            if answered is not None:
+                answered += ids
+    if pending:
+        return False
+    if frag is not None and answered is not None:
+        ids_set = set(answered)
+        if len(ids_set) != len(answered) or not frag.seen.isdisjoint(ids_set):
+            return None
+        frag.seen |= ids_set
+        frag.thinking = thought
+    return True
 
 
-def certainly_valid(msgs: Sequence[Any], provider: str, ctx: Context) -> bool | None:
+def certainly_valid(
+    msgs: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
+) -> bool | None:
     """True only where ``provider``'s rules would find nothing in ``msgs`` (and, for
-    Anthropic, where `repair_messages` would rewrite no call); None: the full path."""
+    Anthropic, where `repair_messages` would rewrite no call); None: the full path.
+
+    With ``frag``, ``msgs`` is that fragment of a longer history (`toolpair._chunked`).
+    A fragment holding something no rule rejects but the full repair still rewrites
+    (it does so wherever it repairs anything) raises ValueError: pieces that leave it
+    as it is could not give the full path's answer, and the error makes the whole
+    history take that path."""
     if provider == "anthropic":
-        return anthropic(msgs, ctx)
+        return anthropic(msgs, ctx, frag)
     if provider == "openai":
-        return openai(msgs, ctx)
+        return openai(msgs, ctx, frag)
     return None

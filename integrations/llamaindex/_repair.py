@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from llama_index.core.base.llms.types import ChatMessage, MessageRole
+from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 import toolpair
 from toolpair import Fix, Policy, Repaired, Violation
@@ -100,7 +100,10 @@ def _for_anthropic(messages: list[Any]) -> tuple[list[Any], list[Fix]]:
         ids: list[str] = []
         has_blocks = False
         for k, b in enumerate(msg.blocks):
-            if isinstance(b, block_type):
+            t = type(b)
+            # A text block, the commonest, is told apart without isinstance (pydantic's
+            # metaclass makes that costly on a long history).
+            if t is block_type or (t is not TextBlock and isinstance(b, block_type)):
                 has_blocks = True
                 if not isinstance(b.tool_kwargs, dict):
                     if blocks is None:
