@@ -266,6 +266,24 @@ HAZARDS: list[tuple[str, Any, tuple[str, ...], bool]] = [
         True,
     ),
     (
+        "call_id_with_a_newline",
+        lambda: [user("q"), calls("a\nb"), result("a\nb"), say("ok")],
+        ("anthropic",),
+        True,
+    ),
+    (
+        "call_id_not_ascii",
+        lambda: [user("q"), calls("caf\u00e9"), result("caf\u00e9"), say("ok")],
+        ("anthropic",),
+        True,
+    ),
+    (
+        "one_bad_call_id_among_good_ones",
+        lambda: [user("q"), calls("c1", "c 2", "c3"), *map(result, ["c1", "c 2", "c3"]), say("ok")],
+        ("anthropic",),
+        True,
+    ),
+    (
         "call_id_of_41_characters",
         lambda: [user("q"), calls("c" * 41), result("c" * 41), say("ok")],
         ("openai",),

@@ -268,8 +268,20 @@ def test_a_fragment_that_thinks_says_so(provider: str) -> None:
 
 
 @pytest.mark.parametrize("provider", ["bedrock", "gemini", "mistral", "portable"])
-def test_other_providers_refuse_fragments(provider: str) -> None:
-    assert _fast([user("q"), say("a")], provider, _frag()) is None
+def test_other_providers_end_the_piece_path_before_decoding_anything(
+    provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _fast([user("q"), say("a")], provider) is None
+    with pytest.raises(ValueError):
+        _fast([user("q"), say("a")], provider, _frag())
+    h = _bench_history()
+
+    def refuse(messages: Any) -> Any:
+        raise AssertionError("decoded")
+
+    monkeypatch.setattr(CODEC, "decode", refuse)
+    ctx = Context(shape=CODEC.shape, format=CODEC.name)
+    assert _chunked.repair(h, CODEC, get_profile(provider), toolpair.Policy(), ctx) is None
 
 
 def test_sides() -> None:
