@@ -15,8 +15,9 @@ from typing import Any, Literal
 from agno.models.message import Message as AgnoMessage
 
 from toolpair import Block, InvalidHistory, Message
+from toolpair._fast import Frag
 from toolpair.formats._common import ORPHAN_TEXT, content_is_empty, stringify
-from toolpair.integrations.agno._fast import certainly_valid
+from toolpair.integrations.agno._fast import certainly_valid, side
 from toolpair.providers import Context
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -110,10 +111,17 @@ class AgnoCodec:
         # Anthropic content block instead of letting agno drop it as unknown.
         self._renamed: dict[str, str] = {}
 
-    def certainly_valid(self, messages: Sequence[Any], provider: str, ctx: Context) -> bool | None:
+    def certainly_valid(
+        self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
+    ) -> bool | None:
         """True only where ``provider``'s rules would find nothing in ``messages``,
-        read without decoding (None: take the full path)."""
-        return certainly_valid(messages, provider, ctx)
+        read without decoding (None: take the full path); given a ``frag``, in
+        ``messages`` as that piece of a longer history (see `toolpair._chunked`)."""
+        return certainly_valid(messages, provider, ctx, frag)
+
+    #: The side ("a" or "u") of a message: where a long history may be cut into pieces
+    #: (`toolpair._chunked`). Called once per message, so not wrapped in a method.
+    side = staticmethod(side)
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         call_id_to_id: dict[str, str] = {}
