@@ -20,7 +20,7 @@ from typing import Any
 
 from toolpair import _repair
 from toolpair._fast import CHECKERS, Frag, certainly_valid
-from toolpair._model import Codec, Fix, Message, Policy
+from toolpair._model import Codec, Fix, InvalidHistory, Message, Policy
 from toolpair._view import pid
 from toolpair.providers._base import Context, Profile
 
@@ -172,7 +172,10 @@ def repair(
     pieces: list[tuple[int, int, list[Message]]] = []
     for lo, hi in spans:
         a, b = starts[lo], ends[hi]
-        msgs = codec.decode(raw[a:b])
+        try:
+            msgs = codec.decode(raw[a:b])
+        except InvalidHistory:
+            return None  # the full path raises it, naming the message's own index
         for m in msgs:
             m.index += a
         pieces.append((a, b, msgs))

@@ -765,3 +765,12 @@ def test_framework_codecs_are_repaired_in_pieces_too(
     assert r.messages == full.messages
     assert sorted(map(str, r.fixes)) == sorted(map(str, full.fixes))
     assert sum(a is b for a, b in zip(r.messages, h, strict=False)) >= 100
+
+
+def test_a_malformed_message_in_a_piece_is_named_by_its_own_index() -> None:
+    h = _long("anthropic")
+    del h[102]  # a dangling call, so the exchange around 150 is repaired as a piece
+    h[150] = {"role": "user", "content": [{"type": "tool_result", "content": "no id"}]}
+    with pytest.raises(toolpair.InvalidHistory) as e:
+        toolpair.repair(h, "anthropic")
+    assert e.value.index == 150
