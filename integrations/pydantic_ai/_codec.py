@@ -9,8 +9,10 @@ keep their base kind.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +25,7 @@ from pydantic_ai.messages import (
 )
 
 from toolpair import Block, InvalidHistory, Message
+from toolpair._fast import Frag
 from toolpair._model import Role, Shape
 from toolpair.providers import Context
 
@@ -49,6 +52,10 @@ def _content_is_empty(content: Any) -> bool:
     if isinstance(content, list | tuple | dict):
         return len(content) == 0
     return False
+
+
+def _same(part: Any) -> Any:
+    return part
 
 
 def _stringify(content: Any) -> str:
@@ -136,21 +143,37 @@ class PydanticAICodec:
     One instance may serve any number of histories; `decode` also remembers each call
     part's response timestamp so a synthesized return can reuse it, as pydantic-ai's own
     repair does, which keeps repeated repairs byte-identical (prompt caches stay warm).
+    A history repaired in pieces is decoded a piece at a time before any piece is
+    repaired, so what a decode remembers outlives the next decode; it is held weakly,
+    and goes when the call part does.
     """
 
     name = "pydantic-ai"
     shape: Shape = "blocks"
 
     def __init__(self) -> None:
-        self._call_times: dict[int, datetime] = {}
+        self._call_times: dict[int, tuple[Callable[[], Any], datetime]] = {}
+
+    def _remember(self, part: Any, when: datetime) -> None:
+        key = id(part)
+        times = self._call_times
+        try:
+            # Keyed by id, as parts do not hash; the entry dies with the part, before
+            # its id can be given to another object.
+            ref: Callable[[], Any] = weakref.ref(part, functools.partial(times.pop, key))
+        except TypeError:  # a part type without weak references: kept alive instead
+            ref = functools.partial(_same, part)
+        times[key] = (ref, when)
+
+    def _time_of(self, part: Any) -> datetime | None:
+        entry = self._call_times.get(id(part))
+        return entry[1] if entry is not None and entry[0]() is part else None
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         if isinstance(messages, str | bytes) or not isinstance(messages, Sequence):
             raise InvalidHistory(
                 f"a pydantic-ai history is a list of ModelMessage, got {type(messages).__name__}"
             )
-        # Only the calls of the history being decoded matter to make_result/with_id.
-        self._call_times = {}
         out: list[Message] = []
         for i, msg in enumerate(messages):
             parts = getattr(msg, "parts", None)
@@ -164,7 +187,7 @@ class PydanticAICodec:
                 blocks = [_response_block(p, i) for p in parts]
                 for b in blocks:
                     if b.kind == "call":
-                        self._call_times[id(b.native)] = msg.timestamp
+                        self._remember(b.native, msg.timestamp)
                 out.append(Message("assistant", blocks, msg, i))
             else:
                 raise InvalidHistory(
@@ -172,11 +195,19 @@ class PydanticAICodec:
                 )
         return out
 
-    def certainly_valid(self, messages: Sequence[Any], provider: str, ctx: Context) -> bool | None:
+    def side(self, native: Any) -> str:
+        """Which side of the conversation a message is on ("a" for the model's), so
+        that the core can repair a long history in pieces (`toolpair._chunked`)."""
+        return "a" if isinstance(native, ModelResponse) else "u"
+
+    def certainly_valid(
+        self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
+    ) -> bool | None:
         """True only where ``provider``'s rules would find nothing in ``messages``,
-        read in one pass without decoding (see `_fast`); None takes the full path."""
+        read in one pass without decoding (see `_fast`); None takes the full path.
+        With ``frag``, ``messages`` are that fragment of a longer history."""
         check = _fast.CHECKERS.get(provider)
-        return None if check is None else check(messages, ctx)
+        return None if check is None else check(messages, ctx, frag)
 
     def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
         parts = [b.native for b in blocks]
@@ -204,7 +235,7 @@ class PydanticAICodec:
             # "failed" is on pydantic-ai's error channel (is_error on the wire);
             # "interrupted" is its word for a call that never produced a result.
             kwargs["outcome"] = "failed" if is_error else "interrupted"
-        when = self._call_times.get(id(call.native))
+        when = self._time_of(call.native)
         if when is not None:
             kwargs["timestamp"] = when
         native = ToolReturnPart(**kwargs)
@@ -226,9 +257,9 @@ class PydanticAICodec:
     def with_id(self, block: Block, new_id: str) -> Block:
         native = dataclasses.replace(block.native, tool_call_id=new_id)
         if block.kind == "call":
-            when = self._call_times.get(id(block.native))
+            when = self._time_of(block.native)
             if when is not None:
-                self._call_times[id(native)] = when
+                self._remember(native, when)
         return dataclasses.replace(block, native=native, id=new_id)
 
     def result_as_text(self, block: Block) -> Block:

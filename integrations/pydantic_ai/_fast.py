@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, ToolReturnPart
 
+from toolpair._fast import Frag
 from toolpair.providers import Context
 
 _ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+").fullmatch
@@ -83,13 +84,19 @@ def _request_part(part: Any, kind: str) -> str | None:
 # per part of every request, and a call per part is most of what they would cost.
 
 
-def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
+def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     """Anthropic merges consecutive turns of one role (A11): the results answering an
-    assistant turn's calls lead the next user turn, whatever the message boundaries."""
+    assistant turn's calls lead the next user turn, whatever the message boundaries.
+
+    A fragment that is not first follows a user-side message, so its leading response
+    opens a new assistant turn with nothing due, as it does here from the start."""
     if ctx.thinking is not None or ctx.tools is not None:
         return None
     request, response, valid_id = ModelRequest, ModelResponse, _ANTHROPIC_ID
     has_outcome, errors = _HAS_OUTCOME, _ERROR_OUTCOMES
+    # Ids are unique conversation-wide: a fragment's must not be in an earlier one's.
+    taken = frag.seen if frag is not None else ()
+    thought = False
     seen: set[str] = set()
     calls: set[str] | None = None  # the calls of the current assistant turn
     remaining: set[str] | None = None  # results still due at the head of this user turn
@@ -110,7 +117,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
                 k = p.part_kind
                 if k == "tool-call":
                     i = p.tool_call_id
-                    if type(i) is not str or i in seen or not valid_id(i):
+                    if type(i) is not str or i in seen or not valid_id(i) or i in taken:
                         return None
                     seen.add(i)
                     if calls is None:
@@ -121,7 +128,9 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
                     t = p.content
                     if calls is not None or type(t) is not str or not t or t.isspace():
                         return None
-                elif k != "thinking":
+                elif k == "thinking":
+                    thought = True
+                else:
                     return None
         elif cls is request:
             if prev is not request:
@@ -129,6 +138,10 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
                 calls = None
                 lead = True
                 prev = request
+            elif remaining and frag is not None:
+                # Results spread over consecutive requests are valid, but once any
+                # piece needs repair the full path moves them into the first one.
+                return None
             for p in parts:
                 k = p.part_kind
                 if k == "tool-return":
@@ -151,21 +164,31 @@ def anthropic(msgs: Sequence[Any], ctx: Context) -> bool | None:
             return None
     if remaining or calls is not None:
         return None
-    if prev is response:
+    if prev is response and (frag is None or frag.last):
         last = msgs[-1].parts[-1]
         # A10: the final assistant content may not end with whitespace.
         if last.part_kind == "text" and last.content[-1].isspace():
             return None
+    if frag is not None:
+        frag.seen.update(seen)
+        frag.thinking = thought
     return True
 
 
-def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
+def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     """OpenAI Chat: every return is its own ``tool`` message, so the results of a
     response's calls are the returns right after it, up to the first other part
-    (consecutive requests included); nothing else is checked across messages."""
+    (consecutive requests included); nothing else is checked across messages.
+
+    OpenAI lets ids repeat across responses; a fragment reusing an earlier one's is
+    still refused, which only sends that part of the history to the full path."""
     request, response = ModelRequest, ModelResponse
+    taken = frag.seen if frag is not None else ()
+    every: set[str] = set()
+    thought = False
     pending: set[str] | None = None  # calls of the last response not answered yet
     run = False  # only results since the last response
+    fresh = False  # no request since the last response
     for m in msgs:
         cls = type(m)
         parts = m.parts
@@ -179,7 +202,7 @@ def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
                 k = p.part_kind
                 if k == "tool-call":
                     i = p.tool_call_id
-                    if type(i) is not str or not i or len(i) > 40:
+                    if type(i) is not str or not i or len(i) > 40 or i in taken:
                         return None
                     if ids is None:
                         ids = {i}
@@ -191,11 +214,22 @@ def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
                     t = p.content
                     if type(t) is not str or not t or t.isspace():
                         return None
-                elif k != "thinking":
+                    if ids is not None and frag is not None:
+                        return None  # valid, but a repair would put it before the calls
+                elif k == "thinking":
+                    thought = True
+                else:
                     return None
             pending = ids
-            run = True
+            if ids is not None and frag is not None:
+                if not every.isdisjoint(ids):
+                    return None
+                every |= ids
+            run = fresh = True
         elif cls is request:
+            if pending and not fresh and frag is not None:
+                return None  # as in `anthropic`: a repair would gather the results
+            fresh = False
             for p in parts:
                 k = p.part_kind
                 if k == "tool-return":
@@ -214,14 +248,23 @@ def openai(msgs: Sequence[Any], ctx: Context) -> bool | None:
                 pending.discard(i)
         else:
             return None
-    return not pending
+    if pending:
+        return False
+    if frag is not None:
+        frag.seen.update(every)
+        frag.thinking = thought
+    return True
 
 
-def portable(msgs: Sequence[Any], ctx: Context) -> bool | None:
+def portable(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     """Valid on all six at once, in the one shape that is: requests and responses
     alternate from a request to a request; a response's calls (ids of nine
     alphanumerics, unique, after any text) are answered by the next request and
-    nothing else is in it."""
+    nothing else is in it.
+
+    A fragment that is not first follows a request, so it starts with a response; one
+    that is not last ends with a request anyway, as a fragment ends before a response
+    that follows one."""
     if (
         ctx.thinking is not None
         or ctx.tools is not None
@@ -232,9 +275,11 @@ def portable(msgs: Sequence[Any], ctx: Context) -> bool | None:
         return None
     request, response, valid_id, valid_name = ModelRequest, ModelResponse, _PORTABLE_ID, _NAME
     has_outcome, errors = _HAS_OUTCOME, _ERROR_OUTCOMES
+    taken = frag.seen if frag is not None else ()
+    thought = False
     seen: set[str] = set()
     pending: set[str] | None = None
-    want: type = request
+    want: type = request if frag is None or frag.first else response
     for m in msgs:
         cls = type(m)
         if cls is not want:
@@ -271,7 +316,7 @@ def portable(msgs: Sequence[Any], ctx: Context) -> bool | None:
                 if k == "tool-call":
                     i = p.tool_call_id
                     name = p.tool_name
-                    if type(i) is not str or i in seen or not valid_id(i):
+                    if type(i) is not str or i in seen or not valid_id(i) or i in taken:
                         return None
                     if type(name) is not str or not valid_name(name):
                         return None
@@ -284,11 +329,18 @@ def portable(msgs: Sequence[Any], ctx: Context) -> bool | None:
                     t = p.content
                     if calls is not None or type(t) is not str or not t or t.isspace():
                         return None
-                elif k != "thinking":
+                elif k == "thinking":
+                    thought = True
+                else:
                     return None
             pending = calls
             want = request
-    return want is response
+    if want is not response:
+        return False
+    if frag is not None:
+        frag.seen.update(seen)
+        frag.thinking = thought
+    return True
 
 
 CHECKERS = {"anthropic": anthropic, "openai": openai, "portable": portable}
