@@ -41,6 +41,17 @@ class Frag:
     #: then is a look over the whole result worth its cost.
     thinking: bool | None = None
 
+    def accept(self, ids: Sequence[str] | set[str], thinking: bool | None = None) -> bool:
+        """Record a fragment its checker found clean: its call ids (each answered inside
+        it) join ``seen``. False where an id repeats, inside the fragment or across
+        fragments: the caller then returns None, and the fragment is not clean."""
+        new = set(ids)
+        if len(new) != len(ids) or not self.seen.isdisjoint(new):
+            return False
+        self.seen |= new
+        self.thinking = thinking
+        return True
+
 
 _BEDROCK_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}").fullmatch
 _MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}").fullmatch
@@ -173,10 +184,8 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
             return None
     else:
         # Ids are unique conversation-wide; ``seen`` is shared by every fragment.
-        if len(set(ids)) != len(ids) or not frag.seen.isdisjoint(ids):
+        if not frag.accept(ids, thought):
             return None
-        frag.seen.update(ids)
-        frag.thinking = thought
         if not frag.last:
             return True
     if msgs and msgs[-1]["role"] == "assistant":
@@ -254,13 +263,8 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
         return None
     if tools and ctx.tool_config is False:
         return None
-    if frag is not None:
-        # Ids are unique conversation-wide: ``seen`` is shared by every fragment, and
-        # only a fragment found clean adds to it (a piece may be checked again).
-        if not frag.seen.isdisjoint(seen):
-            return None
-        frag.seen |= seen
-        frag.thinking = thought
+    if frag is not None and not frag.accept(seen, thought):
+        return None
     return True
 
 
@@ -336,8 +340,8 @@ def _chat(
             return None
         if ctx.tokenizer_version < 5:
             return None
-    if frag is not None:
-        frag.seen.update(answered)
+    if frag is not None and not frag.accept(answered):
+        return None
     return True
 
 
@@ -385,7 +389,9 @@ def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     if after_reasoning or open_calls:
         return None
     if frag is not None:
-        frag.seen.update(it["call_id"] for it in msgs if it.get("type") == "function_call")
+        calls = [it["call_id"] for it in msgs if it.get("type") == "function_call"]
+        if not frag.accept(calls):
+            return None
     return True
 
 
@@ -446,8 +452,8 @@ def gemini(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool 
         prev = "model" if role == "model" else "user"
     if pending:
         return None
-    if frag is not None:
-        frag.seen.update(answered)
+    if frag is not None and not frag.accept(answered):
+        return None
     return True
 
 

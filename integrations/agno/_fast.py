@@ -225,9 +225,8 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
         and tail != tail.rstrip()
     ):
         return None
-    if frag is not None:
-        frag.seen.update(seen)
-        frag.thinking = thought
+    if frag is not None and not frag.accept(seen, thought):
+        return None
     return True
 
 
@@ -293,11 +292,8 @@ def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool 
             ids |= due
     if due:
         return None
-    if frag is not None and ids is not None:
-        if not frag.seen.isdisjoint(ids):
-            return None
-        frag.seen |= ids
-        frag.thinking = thought
+    if frag is not None and ids is not None and not frag.accept(ids, thought):
+        return None
     return True
 
 

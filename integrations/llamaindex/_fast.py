@@ -202,10 +202,8 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
         return None
     if frag is not None:
         # Ids are unique conversation-wide; ``seen`` is shared by every fragment.
-        if not frag.seen.isdisjoint(seen):
+        if not frag.accept(seen, thought):
             return None
-        frag.seen |= seen
-        frag.thinking = thought
         if not frag.last:
             return True
     if turn == _ASSISTANT:
@@ -295,12 +293,8 @@ def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool 
                 answered += ids
     if pending:
         return False
-    if frag is not None and answered is not None:
-        ids_set = set(answered)
-        if len(ids_set) != len(answered) or not frag.seen.isdisjoint(ids_set):
-            return None
-        frag.seen |= ids_set
-        frag.thinking = thought
+    if frag is not None and answered is not None and not frag.accept(answered, thought):
+        return None
     return True
 
 

@@ -169,9 +169,8 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
         # A10: the final assistant content may not end with whitespace.
         if last.part_kind == "text" and last.content[-1].isspace():
             return None
-    if frag is not None:
-        frag.seen.update(seen)
-        frag.thinking = thought
+    if frag is not None and not frag.accept(seen, thought):
+        return None
     return True
 
 
@@ -250,9 +249,8 @@ def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool 
             return None
     if pending:
         return False
-    if frag is not None:
-        frag.seen.update(every)
-        frag.thinking = thought
+    if frag is not None and not frag.accept(every, thought):
+        return None
     return True
 
 
@@ -337,9 +335,8 @@ def portable(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> boo
             want = request
     if want is not response:
         return False
-    if frag is not None:
-        frag.seen.update(seen)
-        frag.thinking = thought
+    if frag is not None and not frag.accept(seen, thought):
+        return None
     return True
 
 
