@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,7 +67,7 @@ def _blank(text: Any) -> bool:
 _ANTHROPIC_ID_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-\n"
 
 
-def _anthropic_ids_ok(ids: list[str]) -> bool:
+def _anthropic_ids_ok(ids: Collection[str]) -> bool:
     """Every id a non-empty string of [a-zA-Z0-9_-], checked over all ids at once by
     deleting the allowed bytes (a regex, per id or over them all, costs more than the
     rest of the pass)."""

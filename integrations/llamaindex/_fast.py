@@ -22,10 +22,9 @@ from typing import Any
 from llama_index.core.base.llms import types as _types
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
-from toolpair._fast import Frag
+from toolpair._fast import Frag, _anthropic_ids_ok, _blank
 from toolpair.providers import Context
 
-_ANTHROPIC_ID_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-\n"
 _OPENAI_ID_MAX = 40
 
 _SYSTEM, _USER, _ASSISTANT, _TOOL = range(4)
@@ -58,24 +57,6 @@ _MEDIA: frozenset[Any] = frozenset(
 _OPENAI_CONTENT: frozenset[Any] = _MEDIA | {TextBlock, _THINKING} - {None}
 
 _ANTHROPIC_LEGACY_KEYS = frozenset({"id", "input", "name"})
-
-
-def _anthropic_ids_ok(ids: set[str]) -> bool:
-    """Every id a non-empty string of [a-zA-Z0-9_-], checked over all ids at once by
-    deleting the allowed bytes: a regex per id costs a fair part of the whole pass."""
-    if not ids:
-        return True
-    joined = "\n".join(ids)
-    return (
-        joined.isascii()
-        and not joined.encode().translate(None, _ANTHROPIC_ID_BYTES)
-        and joined.count("\n") == len(ids) - 1
-        and "" not in ids
-    )
-
-
-def _blank(text: Any) -> bool:
-    return type(text) is not str or not text or text.isspace()
 
 
 def _result_id(m: Any) -> Any:

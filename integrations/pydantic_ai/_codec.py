@@ -30,6 +30,7 @@ from toolpair._model import Role, Shape
 from toolpair.providers import Context
 
 from . import _fast
+from ._fast import _empty as _content_is_empty
 
 #: pydantic-ai's own marker for a return it synthesized; set on ours too so its repair
 #: (and anything keyed on it downstream) treats them alike.
@@ -42,16 +43,6 @@ _ERROR_OUTCOMES = frozenset({"failed", "retried"})
 _ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {content}"
 
 _RETURN_FIELDS = frozenset(f.name for f in dataclasses.fields(ToolReturnPart))
-
-
-def _content_is_empty(content: Any) -> bool:
-    if content is None:
-        return True
-    if isinstance(content, str):
-        return not content.strip()
-    if isinstance(content, list | tuple | dict):
-        return len(content) == 0
-    return False
 
 
 def _same(part: Any) -> Any:

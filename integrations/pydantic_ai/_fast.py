@@ -35,7 +35,7 @@ _REQUEST_OTHER = frozenset({"system-prompt", "retry-feedback"})
 
 
 def _empty(content: Any) -> bool:
-    """The codec's ``_content_is_empty``."""
+    """Whether a return's content is empty (the codec's ``empty`` flag)."""
     if content is None:
         return True
     if isinstance(content, str):
