@@ -10,8 +10,8 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 import toolpair
 from toolpair import Fix, Policy, Repaired, Violation
+from toolpair._fast import certainly_valid
 from toolpair.integrations.llamaindex._codec import LlamaIndexCodec, call_block_type
-from toolpair.integrations.llamaindex._fast import certainly_valid
 from toolpair.providers import Context
 
 __all__ = ["CODEC", "provider_for", "repair_messages", "validate_messages"]
@@ -148,11 +148,7 @@ def _for_anthropic(messages: list[Any]) -> tuple[list[Any], list[Fix]]:
 def _no_op(history: list[Any], provider: str) -> bool:
     """The codec's no-op checker, which for Anthropic also vouches that no call needs
     rewriting: True lets a valid history skip both passes."""
-    try:
-        ctx = Context(shape=CODEC.shape, format=CODEC.name)
-        return certainly_valid(history, provider, ctx) is True
-    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
-        return False  # malformed: the full path names what is wrong
+    return certainly_valid(CODEC, provider, history, Context(shape=CODEC.shape, format=CODEC.name))
 
 
 def repair_messages(
