@@ -64,7 +64,7 @@ def _blank(text: Any) -> bool:
     return type(text) is not str or not text or text.isspace()
 
 
-_ANTHROPIC_ID_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-\n"
+_ANTHROPIC_ID_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 
 def _anthropic_ids_ok(ids: Collection[str]) -> bool:
@@ -74,12 +74,19 @@ def _anthropic_ids_ok(ids: Collection[str]) -> bool:
     if not ids:
         return True
     joined = "\n".join(ids)  # TypeError on a non-string id: the caller's full path
+    # What is left after deleting the allowed bytes must be the separators alone: a
+    # newline inside an id leaves one too many.
     return (
         joined.isascii()
-        and not joined.encode().translate(None, _ANTHROPIC_ID_BYTES)
-        and joined.count("\n") == len(ids) - 1
+        and joined.encode().translate(None, _ANTHROPIC_ID_BYTES) == b"\n" * (len(ids) - 1)
         and "" not in ids
     )
+
+
+#: How many call ids the Anthropic pass gathers before checking them: few enough that
+#: they are still in cache, and that indices into them stay below 257 (CPython caches
+#: those ints; every larger one it allocates).
+_BATCH = 240
 
 
 #: An index past the end of any list: a turn where no result may come any more.
@@ -90,9 +97,11 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     if ctx.thinking or ctx.tools is not None:
         return None
     role_prev = frag.prev_role if frag is not None else None
-    # Ids are checked in bulk at the end (unique, well formed), and results are matched
-    # by position: per block, this pass does little more than a bare loop would.
+    # Ids are checked in bulk, a batch at a time (unique, well formed), and results are
+    # matched by position: per block, this pass does little more than a bare loop would.
     ids: list[str] = []
+    seen: set[str] = set()  # the ids of the batches already checked
+    total = 0  # how many ids those batches held
     add = ids.append
     start = 0  # where the current assistant turn's calls begin in ``ids``
     calling = False  # the current assistant turn has made a call
@@ -100,6 +109,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     # turn. Anything else in the turn closes it: no result may follow.
     due = end = 0
     thought = False
+    isspace = str.isspace  # TypeError where a text is not a string
     try:
         # Consecutive messages of one role are one turn: the API merges them (A11).
         for m in msgs:
@@ -110,6 +120,13 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                     if due != end:
                         return None
                     start = len(ids)
+                    if start > _BATCH:
+                        if not _anthropic_ids_ok(ids):
+                            return None
+                        seen.update(ids)
+                        total += start
+                        ids.clear()
+                        start = due = end = 0
                     role_prev = role
                 if type(content) is str:
                     if calling or not content:
@@ -124,7 +141,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                         calling = True
                     elif t == "text":
                         x = b["text"]
-                        if calling or type(x) is not str or not x or x.isspace():
+                        if calling or not x or isspace(x):
                             return None
                     elif t == "thinking":
                         if not b.get("signature"):
@@ -169,22 +186,22 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                     due = end = _CLOSED
                     if t == "text":
                         x = b["text"]
-                        if type(x) is not str or not x or x.isspace():
+                        if not x or isspace(x):
                             return None
                     elif t not in _ANTHROPIC_PLAIN:
                         return None
-    except (KeyError, ValueError, IndexError):
-        return None  # a result that is not due, or a missing key
+    except (KeyError, ValueError, IndexError, TypeError):
+        return None  # a result that is not due, a missing key, a text not a string
     if due != end or (role_prev == "assistant" and calling):
         return None
     if not _anthropic_ids_ok(ids):
         return None
-    if frag is None:
-        if len(set(ids)) != len(ids):
-            return None
-    else:
-        # Ids are unique conversation-wide; ``seen`` is shared by every fragment.
-        if not frag.accept(ids, thought):
+    seen.update(ids)
+    if len(seen) != total + len(ids):
+        return None  # a repeated id
+    if frag is not None:
+        # Ids are unique conversation-wide; ``frag.seen`` is shared by every fragment.
+        if not frag.accept(seen, thought):
             return None
         if not frag.last:
             return True

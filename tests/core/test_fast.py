@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import toolpair
+from toolpair import _fast
 from toolpair._api import parse
 
 
@@ -97,6 +98,31 @@ CASES: dict[str, tuple[list[Any], bool]] = {
     "a blank text": ([Q, assistant(text("  ")), user(text("x"))], False),
     "text after a call": ([Q, assistant(call("a"), text("x")), user(result("a"))], False),
 }
+
+
+def loop(ids: list[str]) -> list[Any]:
+    """A tool loop with one call per turn, long enough that its ids are checked in
+    several batches."""
+    out: list[Any] = [Q]
+    for i in ids:
+        out += [assistant(call(i)), user(result(i))]
+    return out
+
+
+_IDS = [f"toolu_{n:04d}" for n in range(600)]
+assert len(_IDS) > 2 * _fast._BATCH
+CASES.update(
+    {
+        "many batches": (loop(_IDS), True),
+        "an id repeated across batches": (loop([*_IDS[:500], _IDS[3], *_IDS[501:]]), False),
+        "an id repeated in the last batch": (loop([*_IDS[:-1], _IDS[-2]]), False),
+        "a bad id in a later batch": (loop([*_IDS[:400], "bad id", *_IDS[401:]]), False),
+        "a result for a call of an earlier batch": (
+            [*loop(_IDS), assistant(text("so")), user(result(_IDS[5]))],
+            False,
+        ),
+    }
+)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
