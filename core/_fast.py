@@ -129,7 +129,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                         start = due = end = 0
                     role_prev = role
                 if type(content) is str:
-                    if calling or not content:
+                    if calling or not content or isspace(content):
                         return None
                     continue
                 for b in content:
@@ -160,7 +160,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                     calling = False
                 role_prev = role
             if type(content) is str:
-                if due != end:
+                if due != end or isspace(content):
                     return None
                 due = end = _CLOSED
             else:

@@ -38,6 +38,11 @@ A8_NAME = "tools.{k}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1
 A8_UNIQUE = "tools: Tool names must be unique."
 A9 = "messages.{i}.content.{j}.tool_result: content cannot be empty if `is_error` is true"
 A10 = "messages: text content blocks must be non-empty"
+# Whitespace-only text gets its own 400 (anthropics/claude-code#23369, #23440;
+# home-assistant/core#175637, for whitespace-only string content too). UNVERIFIED: a
+# direct test of the API (LibreChat-AI/agents#124) found such a block accepted beside
+# non-blank text in the same message, so it is reported only where its message has none.
+A10_BLANK = "messages: text content blocks must contain non-whitespace text"
 A10_TRAILING = "messages: final assistant content cannot end with trailing whitespace"
 S1 = "`{tool}` tool use with id `{id}` was found without a corresponding `{tool}_tool_result` block"
 S4 = (
@@ -78,8 +83,28 @@ _TYPE_NAMES = {
 }
 
 
-def _blank(text: str | None) -> bool:
-    return text is not None and not text.strip()
+def _blank_text(t: Turn, wire: bool, add: Callable[[Violation], None]) -> None:
+    """A10: an empty text block anywhere; a whitespace-only one where its message has no
+    other text. Only text sent as it stands is judged: a content block dict, or (wire
+    format only) a message's string content; frameworks that drop blank text before
+    sending (LangChain's list content) decode it into their own objects."""
+    blank: dict[int, bool] = {}  # message -> has an empty block (else: whitespace only)
+    solid: set[int] = set()
+    for it in t.items:
+        b = it.block
+        if b.kind != "text" or b.text is None:
+            continue
+        if not (isinstance(b.native, dict) or (wire and isinstance(b.native, str))):
+            continue
+        if b.text.strip():
+            solid.add(it.msg)
+        elif isinstance(b.native, dict) or b.text:
+            blank[it.msg] = blank.get(it.msg, False) or not b.text
+    for i, empty in blank.items():
+        if empty:
+            add(Violation("anthropic.empty_text", A10, i, (), "messages"))
+        elif i not in solid:
+            add(Violation("anthropic.empty_text", A10_BLANK, i, (), "messages"))
 
 
 def _type_name(item: Item) -> str:
@@ -139,10 +164,9 @@ class Anthropic(Profile):
                 self._assistant(ts, k, t, seen_calls, seen_servers, toolsets, add)
             else:
                 self._user(ts, k, t, toolsets, add)
+            _blank_text(t, ctx.format == "anthropic", add)
             for it in t.items:
                 b = it.block
-                if b.kind == "text" and isinstance(b.native, dict) and _blank(b.text):
-                    add(Violation("anthropic.empty_text", A10, it.msg, (), "messages"))
                 if b.kind == "thinking" and b.sub == "thinking":
                     sig = b.native.get("signature") if isinstance(b.native, dict) else None
                     if not isinstance(sig, str) or not sig:

@@ -97,6 +97,11 @@ CASES: dict[str, tuple[list[Any], bool]] = {
     ),
     "a blank text": ([Q, assistant(text("  ")), user(text("x"))], False),
     "text after a call": ([Q, assistant(call("a"), text("x")), user(result("a"))], False),
+    "a blank user string": ([Q, assistant(text("hi")), {"role": "user", "content": " "}], False),
+    "a blank assistant string": (
+        [Q, {"role": "assistant", "content": "\n"}, user(text("x"))],
+        False,
+    ),
 }
 
 
