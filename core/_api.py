@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from toolpair import _chunked, _gc, _repair
@@ -118,6 +119,9 @@ def parse(
     if "tools" in context and "tool_config" not in context and codec.name == "bedrock":
         ctx_values["tool_config"] = bool(context["tools"])
     ctx = Context(shape=codec.shape, format=codec.name, **ctx_values)
+    sends_blank = getattr(codec, "sends_blank_text", None)
+    if sends_blank is not None:
+        ctx.sends_blank = partial(sends_blank, provider=provider)
     if isinstance(ctx.thinking, Mapping):
         ctx.thinking = _thinking_on(ctx.thinking)
     return Parsed(body, key, raw, codec, profile, ctx)

@@ -106,6 +106,12 @@ class Codec(Protocol):
     it adds the fragment's call ids (each answered inside it) to ``frag.seen``, where the
     provider wants ids unique refuses a fragment reusing one already there, and sets
     ``frag.thinking`` to whether the fragment holds thinking.
+
+    A framework codec should define ``sends_blank_text(block, provider) -> bool``: whether
+    the framework's own formatter for ``provider`` sends that empty or whitespace-only
+    text block as it stands, rather than dropping it. Anthropic rejects blank text (A10),
+    and formatters differ on which blank text they drop; without it only content block
+    dicts count as sent.
     """
 
     name: str

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -28,6 +28,9 @@ class Context:
     tools: Sequence[Any] | None = None
     shape: str = "blocks"
     format: str = ""
+    #: From a framework codec's ``sends_blank_text``: whether its formatter sends a blank
+    #: text block as it stands (blank-text rules judge only those).
+    sends_blank: Callable[[Any], bool] | None = None
 
 
 def digest(text: str, length: int, alphabet: str = _ALNUM) -> str:

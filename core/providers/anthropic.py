@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from toolpair._model import Message, Violation
+from toolpair._model import Block, Message, Violation
 from toolpair._view import Item, Turn, pid, turns
 from toolpair.providers._base import Context, Profile
 
@@ -83,22 +83,29 @@ _TYPE_NAMES = {
 }
 
 
-def _blank_text(t: Turn, wire: bool, add: Callable[[Violation], None]) -> None:
+def _sent_as_is(block: Block, wire: bool) -> bool:
+    # A content block dict is sent as it stands; so is a message's string content on the
+    # wire format (an empty one is a different error). A framework's own objects are
+    # judged by its codec's ``sends_blank_text``, if it has one.
+    native = block.native
+    return isinstance(native, dict) or (wire and isinstance(native, str) and native != "")
+
+
+def _blank_text(t: Turn, ctx: Context, add: Callable[[Violation], None]) -> None:
     """A10: an empty text block anywhere; a whitespace-only one where its message has no
-    other text. Only text sent as it stands is judged: a content block dict, or (wire
-    format only) a message's string content; frameworks that drop blank text before
-    sending (LangChain's list content) decode it into their own objects."""
+    other text. Only blank text that reaches the API is judged: frameworks that drop it
+    before sending (LangChain's list content, llama-index's empty TextBlock) must not be
+    reported for it."""
+    wire = ctx.format == "anthropic"
     blank: dict[int, bool] = {}  # message -> has an empty block (else: whitespace only)
     solid: set[int] = set()
     for it in t.items:
         b = it.block
         if b.kind != "text" or b.text is None:
             continue
-        if not (isinstance(b.native, dict) or (wire and isinstance(b.native, str))):
-            continue
         if b.text.strip():
             solid.add(it.msg)
-        elif isinstance(b.native, dict) or b.text:
+        elif ctx.sends_blank(b) if ctx.sends_blank is not None else _sent_as_is(b, wire):
             blank[it.msg] = blank.get(it.msg, False) or not b.text
     for i, empty in blank.items():
         if empty:
@@ -164,7 +171,7 @@ class Anthropic(Profile):
                 self._assistant(ts, k, t, seen_calls, seen_servers, toolsets, add)
             else:
                 self._user(ts, k, t, toolsets, add)
-            _blank_text(t, ctx.format == "anthropic", add)
+            _blank_text(t, ctx, add)
             for it in t.items:
                 b = it.block
                 if b.kind == "thinking" and b.sub == "thinking":

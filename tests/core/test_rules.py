@@ -37,6 +37,9 @@ from wire import (
 )
 
 import toolpair
+from toolpair._model import Block
+from toolpair.formats.anthropic import AnthropicCodec
+from toolpair.providers.anthropic import A10_BLANK
 
 
 @dataclass
@@ -947,6 +950,28 @@ def test_framework_shaped_tool_messages_project_onto_each_provider() -> None:
         "bedrock.roles_not_alternating",
         "bedrock.too_many_results",
     ]
+
+
+class _Dropping(AnthropicCodec):
+    """Anthropic messages as a framework would hold them, whose formatter drops a blank
+    text block unless it sits beside a call (what its ``sends_blank_text`` says)."""
+
+    name = "dropping"
+
+    def certainly_valid(self, *args: Any) -> None:
+        return None  # judge by the rules, which this test is about
+
+    def sends_blank_text(self, block: Block, provider: str) -> bool:
+        return provider == "anthropic" and block.native.get("beside_call", False)
+
+
+def test_a_codec_says_which_blank_text_its_formatter_sends() -> None:
+    h = [U("q"), A(txt(" ")), U("and?")]
+    assert [v.code for v in toolpair.validate(h, "anthropic")] == ["anthropic.empty_text"]
+    assert toolpair.validate(h, "anthropic", format=_Dropping()) == []
+    sent = [U("q"), A({**txt(" "), "beside_call": True}), U("and?")]
+    found = toolpair.validate(sent, "anthropic", format=_Dropping())
+    assert [(v.code, v.index, v.message) for v in found] == [("anthropic.empty_text", 1, A10_BLANK)]
 
 
 def test_unknown_provider_and_context() -> None:
