@@ -19,6 +19,7 @@ from typing import Any
 from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
+    TextContent,
     TextPart,
     ToolReturnPart,
     UserPromptPart,
@@ -58,12 +59,21 @@ def _stringify(content: Any) -> str:
         return str(content)
 
 
+def _item_text(item: Any) -> str | None:
+    """The text of a user prompt's list item (a string or a ``TextContent``), else None."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, TextContent):
+        return item.content
+    return None
+
+
 def _user_prompt_block(part: Any) -> Block:
     content = part.content
     if isinstance(content, str):
         return Block("text", part, text=content)
     items = list(content) if isinstance(content, Sequence) else [content]
-    texts = [c for c in items if isinstance(c, str)]
+    texts = [t for t in map(_item_text, items) if t is not None]
     if texts:
         return Block("text", part, text="\n".join(texts))
     return Block("image", part, sub="user-prompt")
@@ -258,6 +268,20 @@ class PydanticAICodec:
         render = getattr(part, "model_response_str", None)
         content = render() if callable(render) else _stringify(getattr(part, "content", None))
         return self.make_text(_ORPHAN_TEXT.format(id=block.id, content=content), "user")
+
+    def sends_blank_text(self, block: Block, provider: str) -> bool:
+        """Whether pydantic-ai's Anthropic formatter (``AnthropicModel._map_message``, the
+        same in 1.x and 2.x) sends this blank text block: it drops an empty ``TextPart``
+        or user prompt string, and each empty string or ``TextContent`` in a user
+        prompt's list, and sends whitespace as it stands. A list's text is decoded as its
+        items joined, so it is sent when any item is non-empty. Other text blocks (a
+        tool-less retry prompt's ``model_response()``) are never blank."""
+        content = getattr(block.native, "content", None)
+        if isinstance(content, str):
+            return content != ""
+        if isinstance(content, Sequence):
+            return any(_item_text(c) for c in content)
+        return False
 
     # Optional editing methods the core's compaction (clear_tool_results) uses.
 

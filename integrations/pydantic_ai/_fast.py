@@ -5,8 +5,10 @@ Each checker mirrors, for the part kinds it accepts, what `PydanticAICodec.decod
 makes of a part and what the provider's rules then read; it returns True only where
 those rules would find nothing, and None (the full path) for anything else: a part
 kind it does not know, a builtin tool, an empty message, a context flag a rule reads.
-Blank texts send a history down the full path on every provider, even where the rules
-as written only look at wire dicts: pydantic-ai sends them as text blocks.
+Blank texts (a string or a ``TextContent``, empty or whitespace) send a history down the
+full path on every provider: pydantic-ai sends the whitespace ones as text blocks, which
+Anthropic's rules judge (`PydanticAICodec.sends_blank_text`), and valid histories hold
+none, so refusing them all costs a valid history nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic_ai.messages import ModelRequest, ModelResponse, ToolReturnPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextContent, ToolReturnPart
 
 from toolpair._fast import Frag
 from toolpair.providers import Context
@@ -57,7 +59,12 @@ def _user_prompt_ok(part: Any) -> bool:
         return bool(content) and not content.isspace()
     if type(content) is not list and type(content) is not tuple:
         return False
-    return not any(type(c) is str and (not c or c.isspace()) for c in content)
+    for c in content:
+        if type(c) is TextContent:
+            c = c.content
+        if type(c) is str and (not c or c.isspace()):
+            return False
+    return True
 
 
 def _request_part(part: Any, kind: str) -> str | None:
