@@ -8,6 +8,7 @@ repair done here reaches every model class.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -43,21 +44,34 @@ class Reasoning:
     redacted_reasoning_content: str | None
 
 
-def _content_blocks(content: Any, index: int) -> list[Block]:
+def _content_blocks(content: Any, index: int, blank: list[int]) -> list[Block]:
+    """The blocks of ``content``; ``index`` joins ``blank`` for each blank text."""
     if content is None:
         return []
     if isinstance(content, str):
-        return [Block("text", content, text=content)] if content else []
+        if not content:
+            return []
+        block = Block("text", content, text=content)
+        if content.isspace():
+            blank.append(index)
+        return [block]
     if isinstance(content, list | tuple):
         blocks = []
         for part in content:
             if isinstance(part, str):
-                blocks.append(Block("text", part, text=part))
+                block = Block("text", part, text=part)
+                if not part or part.isspace():
+                    blank.append(index)
+                blocks.append(block)
                 continue
             t = part.get("type") if isinstance(part, Mapping) else None
             if t == "text":
                 text = part.get("text")
-                blocks.append(Block("text", part, text=text if isinstance(text, str) else None))
+                text = text if isinstance(text, str) else None
+                block = Block("text", part, text=text)
+                if text is not None and (not text or text.isspace()):
+                    blank.append(index)
+                blocks.append(block)
             elif t in ("image", "image_url", "input_image"):
                 blocks.append(Block("image", part, sub=t))
             elif t in ("thinking", "redacted_thinking"):
@@ -130,11 +144,22 @@ class AgnoCodec:
                 if isinstance(tc, Mapping) and isinstance(tc.get("call_id"), str):
                     call_id_to_id.setdefault(tc["call_id"], tc.get("id"))
         out: list[Message] = []
+        blank: list[int] = []
         for i, msg in enumerate(messages):
-            out.append(self._decode_one(msg, i, call_id_to_id))
+            out.append(self._decode_one(msg, i, call_id_to_id, blank))
+        if blank:
+            _judge_blank(out, blank)
         return out
 
-    def _decode_one(self, msg: Any, i: int, call_id_to_id: Mapping[str, str]) -> Message:
+    def sends_blank_text(self, block: Block, provider: str) -> bool:
+        """Whether agno's Claude formatter sends this blank text where Anthropic judges
+        it (`decode` settled it: see `_judge_blank`). Anthropic's rules ask it for
+        "anthropic" and "portable" alike; no other provider's rules read blank text."""
+        return block.sub == _SENT
+
+    def _decode_one(
+        self, msg: Any, i: int, call_id_to_id: Mapping[str, str], blank: list[int]
+    ) -> Message:
         if not isinstance(msg, AgnoMessage):
             raise InvalidHistory(f"expected an agno Message, got {type(msg).__name__}", i)
         role = _ROLES.get(msg.role)
@@ -159,7 +184,7 @@ class AgnoCodec:
         if role == "assistant" and (msg.reasoning_content or msg.redacted_reasoning_content):
             native = Reasoning(msg.reasoning_content, msg.redacted_reasoning_content)
             blocks.append(Block("thinking", native, sub="reasoning_content"))
-        blocks.extend(_content_blocks(msg.content, i))
+        blocks.extend(_content_blocks(msg.content, i, blank))
         blocks.extend(_media_blocks(msg))
         if role == "assistant" and msg.tool_calls:
             if not isinstance(msg.tool_calls, list | tuple):
@@ -290,3 +315,185 @@ def _content_value(blocks: Sequence[Block], original: Any) -> Any:
             for b in blocks
         ]
     return "\n\n".join(b.native for b in blocks)
+
+
+# --- blank text: what agno's Claude formatter sends ------------------------------------
+
+#: ``sub`` of a blank text block that agno's Claude formatter sends where Anthropic judges
+#: it (what `AgnoCodec.sends_blank_text` reads).
+_SENT = "blank_text_sent"
+
+
+@dataclass(frozen=True, slots=True)
+class _Claude:
+    """What the installed ``agno.utils.models.claude.format_messages`` does where agno
+    releases differ (2.3.8 does none of these, 3.1 all three)."""
+
+    #: Consecutive request messages of one role become one (system messages and the
+    #: assistant messages it drops for being empty do not separate them).
+    merges: bool
+    #: An assistant's list content is sent: its block dicts as they are.
+    lists: bool
+    #: A non-empty ``provider_data["content_blocks"]`` is sent instead of the content.
+    replays: bool
+
+
+def _text_of(block: Any) -> Any:
+    return block.get("text") if isinstance(block, dict) else getattr(block, "text", None)
+
+
+@functools.cache
+def _claude() -> _Claude:
+    """Asks the installed formatter itself, once: which release brought each of these is
+    not recorded anywhere this package can read, and behaviour cannot be mistaken."""
+    try:
+        from agno.utils.models.claude import format_messages
+
+        merged, _ = format_messages(
+            [AgnoMessage(role="user", content="a"), AgnoMessage(role="user", content="b")]
+        )
+        listed, _ = format_messages(
+            [AgnoMessage(role="assistant", content=[{"type": "text", "text": "a"}])]
+        )
+        stored, _ = format_messages(
+            [
+                AgnoMessage(
+                    role="assistant",
+                    content="a",
+                    provider_data={"content_blocks": [{"type": "text", "text": "b"}]},
+                )
+            ]
+        )
+        return _Claude(
+            merges=len(merged) == 1,
+            lists=len(listed) == 1,
+            replays=_text_of(stored[0]["content"][0]) == "b",
+        )
+    except Exception:
+        # No formatter to ask (agno's Claude support needs the anthropic SDK): judge
+        # every blank text some release sends as sent, and on its own.
+        return _Claude(merges=False, lists=True, replays=False)
+
+
+def _stored(m: AgnoMessage) -> bool:
+    data = m.provider_data
+    blocks = data.get("content_blocks") if isinstance(data, dict) else None
+    return isinstance(blocks, list) and bool(blocks)
+
+
+def _sent(m: AgnoMessage, block: Block, claude: _Claude) -> bool:
+    """Whether the formatter puts this blank text of ``m`` into the request as it is."""
+    if m.role == "user":
+        # String content becomes one text block; list content goes as it is, where only
+        # a dict is a block (a bare string is refused whatever it holds, not as text).
+        return isinstance(m.content, str) or isinstance(block.native, dict)
+    if m.role in ("assistant", "model"):
+        # String content is sent only if it holds non-blank text; a list's block dicts
+        # are, by the releases that send list content, unless stored blocks replace it.
+        return (
+            claude.lists and isinstance(block.native, dict) and not (claude.replays and _stored(m))
+        )
+    return False
+
+
+def _settles(m: AgnoMessage, claude: _Claude) -> bool:
+    """Whether ``m`` sends non-blank text, or an empty text block toolpair reports: in a
+    request message holding either, a whitespace-only text from another agno message
+    adds no error of its own (Anthropic takes it beside text, and refuses the message
+    for its empty block anyway)."""
+    content = m.content
+    if m.role in ("assistant", "model"):
+        if claude.replays and _stored(m):
+            texts = [_text_of(b) for b in (m.provider_data or {})["content_blocks"]]
+            return any(isinstance(t, str) and t.strip() for t in texts)
+        if isinstance(content, list):
+            return claude.lists and _list_settles(content)
+        return isinstance(content, str) and bool(content.strip())
+    if m.role != "user":
+        return False
+    if isinstance(content, list):
+        return _list_settles(content)
+    return isinstance(content, str) and bool(content.strip())
+
+
+def _list_settles(content: list[Any]) -> bool:
+    for part in content:
+        if isinstance(part, dict) and part.get("type") == "text":
+            text = part.get("text")
+            if isinstance(text, str) and (not text or text.strip()):
+                return True
+    return False
+
+
+def _emits(m: AgnoMessage, claude: _Claude) -> bool:
+    """Whether the formatter keeps assistant message ``m`` (it drops one left with no
+    content); True where unsure, which only keeps request messages apart."""
+    if m.tool_calls or m.redacted_reasoning_content is not None:
+        return True
+    data = m.provider_data
+    if data is not None and (m.reasoning_content is not None or not isinstance(data, dict)):
+        return True
+    if isinstance(data, dict) and (
+        data.get("server_tool_blocks") or (claude.replays and _stored(m))
+    ):
+        return True
+    content = m.content
+    if isinstance(content, str):
+        return bool(content.strip())
+    return (
+        claude.lists
+        and isinstance(content, list)
+        and any(not isinstance(part, str) for part in content)
+    )
+
+
+def _judge_blank(out: list[Message], holders: list[int]) -> None:
+    """Marks the blank text blocks of ``out[i]`` (``i`` in ``holders``) that agno's
+    Claude formatter sends where Anthropic judges them.
+
+    Where the formatter merges messages, a whitespace-only text beside another agno
+    message's text is not marked: Anthropic's rules read each agno message apart, and
+    would refuse what the request takes. Given only a piece of a history, a request
+    message reaching past it is judged on the piece's part of it, which can only report
+    more, never less."""
+    claude = _claude()
+    group: list[int] = []  # out position -> request message, -1 for none
+    if claude.merges:
+        g, last = -1, ""
+        for m in out:
+            role = "user" if m.role in ("user", "tool") else m.role
+            if role == "system" or (role == "assistant" and not _emits(m.native, claude)):
+                group.append(-1)
+                continue
+            if role != last:
+                g, last = g + 1, role
+            group.append(g)
+    for i in dict.fromkeys(holders):
+        m = out[i]
+        settled: bool | None = None  # found only once a whitespace-only text is sent
+        for b in m.blocks:
+            if b.kind != "text" or b.text is None or b.text.strip():
+                continue
+            if not _sent(m.native, b, claude):
+                continue
+            if b.text and claude.merges:
+                if settled is None:
+                    settled = _settled_beside(out, group, i, claude)
+                if settled:
+                    continue
+            b.sub = _SENT
+
+
+def _settled_beside(out: list[Message], group: list[int], i: int, claude: _Claude) -> bool:
+    g = group[i]
+    j = i - 1
+    while j >= 0 and group[j] in (g, -1):
+        if group[j] == g and _settles(out[j].native, claude):
+            return True
+        j -= 1
+    j = i + 1
+    while j < len(out) and group[j] in (g, -1):
+        if group[j] == g and _settles(out[j].native, claude):
+            return True
+        j += 1
+    return False
