@@ -168,6 +168,18 @@ class LlamaIndexCodec:
     #: (`toolpair._chunked`). The function itself: it runs once per message.
     side = staticmethod(side)
 
+    def sends_blank_text(self, block: Block, provider: str) -> bool:
+        """Whether llama-index's Anthropic formatter sends this blank text block.
+
+        ``messages_to_anthropic_messages`` (llama-index-llms-anthropic, the chat path
+        every ``Anthropic`` LLM takes) keeps a `TextBlock` only ``if block.text``: an
+        empty one is dropped, a whitespace-only one is sent as it stands, in a user or
+        an assistant message alike, beside a call or not. A block of type "text" that is
+        not a TextBlock makes it raise, so it sends nothing. Only Anthropic's rules ask,
+        for "anthropic" and "portable" alike; the answer is the same for every provider.
+        (The beta formatter, used by ``structured_predict`` alone, sends "" too.)"""
+        return block.text != "" and isinstance(block.native, TextBlock)
+
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         if isinstance(messages, str | bytes | Mapping) or not isinstance(messages, Sequence):
             raise InvalidHistory(

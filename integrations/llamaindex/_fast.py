@@ -7,7 +7,10 @@ makes of a message and what the provider's rules then check, and gives up (None:
 full path) on anything it does not model exactly: block types other than text, media,
 signed thinking and ToolCallBlock (matched by exact class, so a subclass goes the full
 path), context the rules read, anything decode would reject. Where it is stricter than
-the rules (a blank text, a user message between results) it only costs a full pass.
+the rules (a user message between results) it only costs a full pass. Blank text in a
+user or assistant message always goes the full path: the formatter sends a
+whitespace-only TextBlock, which A10 judges (an empty one it drops: refusing that too
+is only stricter).
 
 For Anthropic it also gives up where `repair_messages` would rewrite a call for the
 Anthropic converter (string arguments, OpenAI-shaped ``additional_kwargs`` calls), so

@@ -50,6 +50,10 @@ def ctx(**values: Any) -> Context:
     return Context(shape="chat", format="llamaindex", **values)
 
 
+def _texts(*texts: str) -> ChatMessage:
+    return ChatMessage(role=MessageRole.USER, blocks=[TextBlock(text=t) for t in texts])
+
+
 def fast(history: list[Any], provider: str, **values: Any) -> bool:
     """The verdict the core takes from the codec (exceptions mean "full path")."""
     return certainly_valid(CODEC, provider, history, ctx(**values))
@@ -289,7 +293,11 @@ HAZARDS: list[tuple[str, Any, tuple[str, ...], bool]] = [
         ("openai",),
         True,
     ),
-    ("blank_user_text", lambda: [user(" "), say("hi")], ("anthropic",), False),
+    ("blank_user_text", lambda: [user(" "), say("hi")], ("anthropic",), True),
+    # Valid: the formatter drops an empty TextBlock, and a whitespace-only one beside
+    # real text is accepted; the checker refuses every blank text all the same.
+    ("empty_user_text", lambda: [_texts("", "q"), say("hi")], ("anthropic",), False),
+    ("blank_user_text_beside_text", lambda: [_texts("q", "\n"), say("hi")], ("anthropic",), False),
     ("blank_assistant_text", lambda: [user("q"), say("\n")], ("anthropic",), True),
     ("trailing_whitespace_at_the_end", lambda: [user("q"), say("done ")], ("anthropic",), True),
     (
