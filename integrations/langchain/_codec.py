@@ -12,6 +12,7 @@ it, dropped with it).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -56,6 +57,10 @@ _SENT_CALL_BLOCKS: dict[str, frozenset[str]] = {
 }
 #: Sub-type of the ``other`` block standing for a content-resident copy of a call.
 _DUP = "call_copy"
+#: Sub-type of blank text: as an ``other`` block, text no formatter is held to (or not
+#: yet judged); as a ``text`` block, text ChatAnthropic's formatter sends as it stands.
+_BLANK = "blank_text"
+_SENT = "blank_text_sent"
 
 ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {content}"
 
@@ -95,11 +100,12 @@ def _is_empty(content: Any) -> bool:
     return content is None
 
 
-def _text_block(part: Any, text: str) -> Block:
-    # Both converters drop whitespace-only text, so it cannot trip a blank-text rule:
-    # keep it (byte-identical) as an opaque block rather than as text.
+def _text_block(part: Any, text: str, index: int, blank: list[int]) -> Block:
+    # Blank text is kept (byte-identical) as an opaque block; where Anthropic's rules
+    # apply, `_judge_blank` turns the pieces its formatter sends into text blocks.
     if not text.strip():
-        return Block("other", part, sub="blank_text")
+        blank.append(index)
+        return Block("other", part, sub=_BLANK)
     return Block("text", part, text=text)
 
 
@@ -149,10 +155,26 @@ class LangChainCodec:
         #: before 1.7.x dropped them, so they needed no result).
         self.invalid_calls_sent = invalid_calls_sent
         self._sent = _SENT_CALL_BLOCKS.get(provider or "", frozenset(_CALL_BLOCKS))
+        #: Only Anthropic's rules read blank text as text: for other providers it stays
+        #: opaque, as their LangChain converters drop it or their rules ignore it.
+        self._judges_blank = provider in (None, "anthropic", "portable")
 
     # -- decode ---------------------------------------------------------------------
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
+        blank: list[int] = []  # the messages holding blank text, once per piece
+        out = self._decode(messages, blank)
+        if blank and self._judges_blank:
+            _judge_blank(out, blank)
+        return out
+
+    def sends_blank_text(self, block: Block, provider: str) -> bool:
+        """Whether ChatAnthropic's formatter sends this blank text where Anthropic judges
+        it (`decode` settled it: see `_judge_blank`). Only Anthropic's rules ask, for
+        "anthropic" and "portable" alike."""
+        return block.sub == _SENT
+
+    def _decode(self, messages: Sequence[Any], blank: list[int]) -> list[Message]:
         out: list[Message] = []
         for i, msg in enumerate(messages):
             if not isinstance(msg, BaseMessage):
@@ -163,11 +185,11 @@ class LangChainCodec:
             if role == "tool":
                 out.append(Message("tool", [self._result(msg, i)], msg, i))
             elif role == "assistant" and isinstance(msg, AIMessage):
-                out.append(Message("assistant", self._assistant(msg, i), msg, i))
+                out.append(Message("assistant", self._assistant(msg, i, blank), msg, i))
             elif msg.type == "remove":
                 out.append(Message(role, [Block("other", msg, sub="remove")], msg, i))
             else:
-                out.append(Message(role, self._content(msg.content, i, role), msg, i))
+                out.append(Message(role, self._content(msg.content, i, role, blank), msg, i))
         return out
 
     def _result(self, msg: BaseMessage, index: int) -> Block:
@@ -185,10 +207,15 @@ class LangChainCodec:
         )
 
     def _content(
-        self, content: Any, index: int, role: Role, skip_ids: frozenset[str] = frozenset()
+        self,
+        content: Any,
+        index: int,
+        role: Role,
+        blank: list[int],
+        skip_ids: frozenset[str] = frozenset(),
     ) -> list[Block]:
         if isinstance(content, str):
-            return [_text_block(content, content)] if content else []
+            return [_text_block(content, content, index, blank)] if content else []
         if not isinstance(content, list):
             raise InvalidHistory(
                 f"content must be a string or a list, got {type(content).__name__}", index
@@ -196,15 +223,15 @@ class LangChainCodec:
         blocks: list[Block] = []
         for part in content:
             if isinstance(part, str):
-                if part:
-                    blocks.append(_text_block(part, part))
+                # Even an empty one: a list's strings reach Anthropic as text blocks.
+                blocks.append(_text_block(part, part, index, blank))
                 continue
             if not isinstance(part, Mapping):
                 blocks.append(Block("other", part))
                 continue
             kind = part.get("type")
             if kind == "text" and isinstance(part.get("text"), str):
-                blocks.append(_text_block(part, part["text"]))
+                blocks.append(_text_block(part, part["text"], index, blank))
             elif kind in _THINKING_BLOCKS:
                 blocks.append(Block("thinking", part, sub=str(kind)))
             elif kind in _IMAGE_BLOCKS:
@@ -229,14 +256,14 @@ class LangChainCodec:
                 blocks.append(Block("other", part, sub=str(kind)))
         return blocks
 
-    def _assistant(self, msg: AIMessage, index: int) -> list[Block]:
+    def _assistant(self, msg: AIMessage, index: int, blank: list[int]) -> list[Block]:
         calls = [("tool_call", c) for c in msg.tool_calls]
         # Converters only send an invalid call that has an id (Anthropic also needs a
         # name); one without an id reaches no provider as a call.
         if self.invalid_calls_sent:
             calls += [("invalid_tool_call", c) for c in msg.invalid_tool_calls if c.get("id")]
         ids = frozenset(c["id"] for _, c in calls if isinstance(c.get("id"), str))
-        blocks = self._content(msg.content, index, "assistant", ids)
+        blocks = self._content(msg.content, index, "assistant", blank, ids)
         toolsets = {
             b.id: b.native.get("toolset_name")
             for b in blocks
@@ -377,3 +404,136 @@ class LangChainCodec:
         return self.make_text(
             ORPHAN_TEXT.format(id=block.id, content=content_text(content)), "user"
         )
+
+
+# --- blank text: what ChatAnthropic's formatter sends -----------------------------------
+
+#: `_trim_lands`: the final message's string content stays a string (stripped empty,
+#: which Anthropic takes for a final assistant message).
+_STRING = -1
+
+
+@functools.cache
+def _trims_final() -> bool:
+    """Whether the installed ChatAnthropic strips trailing whitespace off the final
+    assistant message (1.x does, 0.3.x does not). Asked of the formatter itself, once:
+    the release that brought it is not recorded anywhere this package can read. Without
+    langchain-anthropic, judged as the releases that send the text as it is."""
+    try:
+        from langchain_anthropic import ChatAnthropic
+
+        model: Any = ChatAnthropic(model="claude-3-5-haiku-latest", api_key="probe")
+        body = model._get_request_payload([HumanMessage("q"), AIMessage("a ")])
+        return body["messages"][-1]["content"] == "a"
+    except Exception:
+        return False
+
+
+def _user_side(native: Any) -> bool:
+    # The messages the formatter merges into one user message, runs of them at a time.
+    return isinstance(native, HumanMessage | ToolMessage)
+
+
+def _settles(native: Any) -> bool:
+    """Whether a HumanMessage sends non-blank text, or an empty text block (reported for
+    itself): in a merged user message holding either, another message's whitespace-only
+    text adds no error (Anthropic takes it beside text, and refuses the message for the
+    empty block anyway)."""
+    if not isinstance(native, HumanMessage):
+        return False
+    content = native.content
+    if isinstance(content, str):
+        return bool(content.strip())
+    for part in content:
+        if isinstance(part, str):
+            if not part or part.strip():
+                return True
+        elif isinstance(part, Mapping) and part.get("type") == "text":
+            text = part.get("text")
+            if isinstance(text, str) and text.strip():
+                return True
+    return False
+
+
+def _trim_lands(msg: AIMessage) -> int | None:
+    """Where the formatter's strip of the final assistant message meets blank text:
+    `_STRING` where string content stays a string, else the content position of a
+    string part that ends the request message (the strip empties it); None where the
+    message ends in anything else."""
+    content = msg.content
+    invalid = [c for c in msg.invalid_tool_calls if c.get("id") and c.get("name")]
+    if isinstance(content, str):
+        if not msg.tool_calls and not msg.invalid_tool_calls:
+            return _STRING
+        # It becomes a text block, followed by a tool_use block for every call.
+        return 0 if not msg.tool_calls and not invalid else None
+    ids: set[Any] = set()
+    last: int | None = None
+    for j, part in enumerate(content):
+        if isinstance(part, str):
+            last = j
+            continue
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if kind == "text" and not str(part.get("text") or "").strip():
+            continue  # dropped
+        if kind == "refusal" or (
+            kind in ("reasoning", "function_call")
+            and msg.response_metadata.get("model_provider") != "anthropic"
+        ):
+            continue  # dropped
+        if kind == "tool_use" and isinstance(part, Mapping):
+            ids.add(part.get("id"))
+        last = None
+    # A call without a tool_use block of its own gets one appended after the content.
+    if any(c.get("id") not in ids for c in [*msg.tool_calls, *invalid]):
+        return None
+    return last
+
+
+def _judge_blank(out: list[Message], holders: list[int]) -> None:
+    """Turns the blank text ChatAnthropic's formatter sends as it stands into text
+    blocks marked `_SENT`, the rest staying opaque. Sent: a list's string parts (empty
+    ones too), string content of an assistant message and of a HumanMessage standing
+    alone. Dropped: text block dicts, and a HumanMessage's string content where it is
+    merged with the user-side messages beside it. Releases that strip the final
+    assistant message empty a string part ending it (which Anthropic then refuses as
+    empty) and leave blank string content as an empty string (which it takes).
+
+    Where messages merge, a whitespace-only text is not marked if another message of the
+    merged request message settles it (`_settles`): Anthropic's rules read each
+    LangChain message apart and would refuse what the request takes."""
+    final = -1
+    for m in reversed(out):
+        if m.role != "system":
+            final = m.index if isinstance(m.native, AIMessage) else -1
+            break
+    for i in dict.fromkeys(holders):
+        m = out[i]
+        native = m.native
+        if m.role == "system":
+            continue  # the system prompt, not a message Anthropic's rules read
+        group: range | None = None
+        if isinstance(native, HumanMessage):
+            start, end = i, i + 1
+            while start > 0 and _user_side(out[start - 1].native):
+                start -= 1
+            while end < len(out) and _user_side(out[end].native):
+                end += 1
+            if end - start > 1:
+                group = range(start, end)
+        lands = _trim_lands(native) if i == final and _trims_final() else None
+        settled: bool | None = None
+        for j, b in enumerate(m.blocks):
+            if b.sub != _BLANK or isinstance(b.native, Mapping):
+                continue
+            if isinstance(native.content, str) and (group is not None or lands == _STRING):
+                continue
+            text = "" if lands == j else str(b.native)
+            if text and group is not None:
+                if settled is None:
+                    settled = any(_settles(out[k].native) for k in group if k != i)
+                if settled:
+                    continue
+            b.kind = "text"
+            b.sub = _SENT
+            b.text = text
