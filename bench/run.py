@@ -334,7 +334,7 @@ def wire_rows(n: int, repeats: int) -> list[Row]:
             sizes,
             ratio(partial(_reads, valid), dumps(valid), 2 * repeats),
             "reported",
-            note="how much of the two rows above is memory",
+            note="the floor under the two rows above",
         )
     )
     for fmt, render_one in H.WIRE.items():
