@@ -315,9 +315,12 @@ def _method(codec: Codec, name: str, operation: str) -> Callable[..., Any]:
     return fn  # type: ignore[no-any-return]
 
 
-def _rebuild(p: Parsed, edits: Mapping[int, Mapping[int, Block | None]]) -> list[Any]:
+def _rebuild(
+    p: Parsed, edits: Mapping[int, Mapping[int, Block | None]], built: list[Any] | None = None
+) -> list[Any]:
     """The messages with block edits applied (None removes a block; a message whose
-    blocks all go is left out). Untouched messages stay the same objects."""
+    blocks all go is left out). Untouched messages stay the same objects; the rebuilt
+    ones are also added to ``built``."""
     out: list[Any] = []
     for m in p.messages:
         e = edits.get(m.index)
@@ -328,7 +331,10 @@ def _rebuild(p: Parsed, edits: Mapping[int, Mapping[int, Block | None]]) -> list
         kept = [b for b in blocks if b is not None]
         if not kept:
             continue
-        out.append(p.codec.build(m.role, kept, m))
+        new = p.codec.build(m.role, kept, m)
+        out.append(new)
+        if built is not None:
+            built.append(new)
     return out
 
 

@@ -127,7 +127,8 @@ def clear_tool_results(
     pairs = [x for x in _pairs(p.messages) if x.call is not None and x.results]
     keep_n = _threshold(keep, "keep", "tool_uses")
     assert keep_n is not None
-    total = sum(count(m) for m in p.messages)
+    sizes = [count(m) for m in p.messages]
+    total = sum(sizes)
     if isinstance(trigger, Mapping) and trigger.get("type") == "tool_uses":
         limit = _threshold(trigger, "trigger", "tool_uses")
         if limit is not None and len(pairs) <= limit:
@@ -183,8 +184,12 @@ def clear_tool_results(
                 )
     if not edits:
         return _same(p, total)
-    natives = _rebuild(p, edits)
-    after = sum(count(m) for m in p.codec.decode(natives))
+    built: list[Any] = []
+    natives = _rebuild(p, edits, built)
+    # Each message is counted once: only the rebuilt ones are counted again.
+    size_of = {m.index: n for m, n in zip(p.messages, sizes, strict=True)}
+    after = total - sum(size_of[at] for at in edits)
+    after += sum(count(m) for m in p.codec.decode(built))
     if at_least is not None and total - after < at_least:
         return _same(p, total)
     return _finish(p, natives, fixes, None, before=total, after=after)

@@ -641,6 +641,27 @@ def test_clear_trigger_and_clear_at_least() -> None:
     assert len(r.fixes) == 4 and r.tokens_after < r.tokens_before - 100
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_clear_counts_each_message_once(fmt: str) -> None:
+    # A custom counter may be a tokenizer: untouched messages are not counted again.
+    h = render(loop(6, size=200), fmt)
+    calls: list[int] = []
+
+    def counter(native: Any) -> int:
+        calls.append(id(native))
+        return len(json.dumps(native)) // 4
+
+    r = toolpair.clear_tool_results(h, keep=2, token_counter=counter, format=fmt)
+    rebuilt = [m for m in r.messages if not any(m is x for x in h)]
+    assert rebuilt and r.fixes
+    assert len(calls) == len(h) + len(rebuilt)
+    assert r.tokens_before == toolpair.count_tokens(h, token_counter=counter, format=fmt)
+    assert r.tokens_after == toolpair.count_tokens(r.messages, token_counter=counter, format=fmt)
+    approx = toolpair.clear_tool_results(h, keep=2, format=fmt)
+    assert approx.tokens_after == toolpair.count_tokens(approx.messages, format=fmt)
+    assert approx.tokens_after < approx.tokens_before
+
+
 # --------------------------------------------------------------------------- prune
 
 

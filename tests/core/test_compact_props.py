@@ -149,6 +149,7 @@ def test_clear_tool_results(
     check_common(h, before, r.messages, fmt, provider)
     assert len(r.messages) == len(h)
     assert pair_ids(r.messages, fmt) == pair_ids(h, fmt)
+    assert r.tokens_after == toolpair.count_tokens(r.messages, format=fmt)
     again = toolpair.clear_tool_results(
         r.messages, keep=keep, clear_inputs=clear_inputs, exclude_tools=exclude, format=fmt
     )
