@@ -187,8 +187,7 @@ def clear_tool_results(
     built: list[Any] = []
     natives = _rebuild(p, edits, built)
     # Each message is counted once: only the rebuilt ones are counted again.
-    size_of = {m.index: n for m, n in zip(p.messages, sizes, strict=True)}
-    after = total - sum(size_of[at] for at in edits)
+    after = total - sum(n for m, n in zip(p.messages, sizes, strict=True) if m.index in edits)
     after += sum(count(m) for m in p.codec.decode(built))
     if at_least is not None and total - after < at_least:
         return _same(p, total)
