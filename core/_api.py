@@ -94,12 +94,16 @@ def _body_context(body: Mapping[str, Any], fmt: str) -> dict[str, Any]:
 
 
 def parse(
-    history: Any, provider: str, format: str | Codec | None, context: Mapping[str, Any]
+    history: Any,
+    provider: str,
+    format: str | Codec | None,
+    context: Mapping[str, Any],
+    model: str | None = None,
 ) -> Parsed:
     unknown = set(context) - _CONTEXT_KEYS
     if unknown:
         raise TypeError(f"unknown context keyword(s): {', '.join(sorted(unknown))}")
-    profile = get_profile(provider)
+    profile = get_profile(provider, model)
     codec = get_codec(format if format is not None else detect(history, provider))
     body: Mapping[str, Any] | None = None
     key = ""
@@ -128,7 +132,12 @@ def parse(
 
 
 def validate(
-    history: Any, provider: str, *, format: str | Codec | None = None, **context: Any
+    history: Any,
+    provider: str,
+    *,
+    model: str | None = None,
+    format: str | Codec | None = None,
+    **context: Any,
 ) -> list[Violation]:
     """Everything ``provider`` would reject in ``history``, in its own words.
 
@@ -136,15 +145,25 @@ def validate(
     detected; ``format=`` forces it, or names a framework codec). Context a rule needs
     (``thinking``, ``tool_config``, ``previous_response_id``, ``store``, ``tools``,
     ``thought_signatures``, ``tokenizer_version``) is read from a body or passed here.
+
+    ``model`` (the id as the user writes it: ``claude-sonnet-4-5``,
+    ``us.anthropic.claude-3-5-haiku-20241022-v1:0``, ``gemini-3-pro``) applies that
+    model family's own rules. Without it, or for an id that cannot be placed, the
+    strictest rules of any model behind that API apply.
     """
-    return parse(history, provider, format, context).violations()
+    return parse(history, provider, format, context, model).violations()
 
 
 def check(
-    history: Any, provider: str, *, format: str | Codec | None = None, **context: Any
+    history: Any,
+    provider: str,
+    *,
+    model: str | None = None,
+    format: str | Codec | None = None,
+    **context: Any,
 ) -> None:
     """Raise `HistoryError` listing every violation; return None when there are none."""
-    violations = validate(history, provider, format=format, **context)
+    violations = validate(history, provider, model=model, format=format, **context)
     if violations:
         raise HistoryError(violations, provider)
 
@@ -161,6 +180,7 @@ def repair(
     history: Any,
     provider: str,
     *,
+    model: str | None = None,
     policy: Policy | None = None,
     format: str | Codec | None = None,
     **context: Any,
@@ -173,7 +193,7 @@ def repair(
     ``unrepaired`` fix, never silently sent.
     """
     policy = policy or Policy()
-    p = parse(history, provider, format, context)
+    p = parse(history, provider, format, context, model)
     if p.certainly_valid():
         return Repaired(_shaped(p, list(p.raw)), [], {}, provider, p.codec.name)
     with _gc.paused():

@@ -64,8 +64,13 @@ class UnsupportedCodec(ToolpairError, TypeError):
 # --------------------------------------------------------------------------- reading
 
 
-def _parse(history: Any, format: str | Codec | None, provider: str | None = None) -> Parsed:
-    return parse(history, provider or "portable", format, {})
+def _parse(
+    history: Any,
+    format: str | Codec | None,
+    provider: str | None = None,
+    model: str | None = None,
+) -> Parsed:
+    return parse(history, provider or "portable", format, {}, model if provider else None)
 
 
 def _shaped(p: Parsed, messages: list[Any]) -> Any:
@@ -285,6 +290,7 @@ def _finish(
     fixes: list[Fix],
     provider: str | None,
     *,
+    model: str | None = None,
     evicted: Sequence[Unit] = (),
     before: int = 0,
     after: int = 0,
@@ -292,7 +298,7 @@ def _finish(
     messages = _shaped(p, natives)
     id_map: dict[str, str] = {}
     if provider is not None:
-        fixed = repair(messages, provider, format=p.codec)
+        fixed = repair(messages, provider, model=model, format=p.codec)
         messages = fixed.messages
         fixes = fixes + fixed.fixes
         id_map = fixed.id_map
@@ -338,7 +344,12 @@ def _rebuild(
     return out
 
 
-def _same(p: Parsed, total: int) -> Compacted:
+def _same(
+    p: Parsed, total: int, provider: str | None = None, model: str | None = None
+) -> Compacted:
+    """Nothing to compact; with ``provider`` the history is still repaired for it."""
+    if provider is not None:
+        return _finish(p, list(p.raw), [], provider, model=model, before=total, after=total)
     return Compacted(
         _shaped(p, list(p.raw)), [], {}, "", p.codec.name, tokens_before=total, tokens_after=total
     )

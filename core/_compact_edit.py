@@ -110,6 +110,8 @@ def clear_tool_results(
     clear_inputs: bool | Sequence[str] = False,
     placeholder: str = CLEARED,
     token_counter: TokenCounter = "approximate",
+    provider: str | None = None,
+    model: str | None = None,
     format: str | Codec | None = None,
 ) -> Compacted:
     """Anthropic's ``clear_tool_uses_20250919`` context edit, done client side for any
@@ -120,9 +122,10 @@ def clear_tool_results(
     ``{"type": "tool_uses", "value": n}``, holds more tool uses). ``clear_at_least``:
     do nothing unless this many tokens would be cleared. ``exclude_tools``: tool names
     never cleared (they still count towards ``keep``). ``clear_inputs``: also empty the
-    calls' arguments (True, or the tool names to do it for).
+    calls' arguments (True, or the tool names to do it for). With ``provider`` (and
+    ``model``) the result is also repaired for it.
     """
-    p = _parse(history, format)
+    p = _parse(history, format, provider, model)
     count = _counter(token_counter, p.codec)
     pairs = [x for x in _pairs(p.messages) if x.call is not None and x.results]
     keep_n = _threshold(keep, "keep", "tool_uses")
@@ -132,11 +135,11 @@ def clear_tool_results(
     if isinstance(trigger, Mapping) and trigger.get("type") == "tool_uses":
         limit = _threshold(trigger, "trigger", "tool_uses")
         if limit is not None and len(pairs) <= limit:
-            return _same(p, total)
+            return _same(p, total, provider, model)
     else:
         limit = _threshold(trigger, "trigger", "input_tokens")
         if limit is not None and total <= limit:
-            return _same(p, total)
+            return _same(p, total, provider, model)
     at_least = _threshold(clear_at_least, "clear_at_least", "input_tokens")
     targets = pairs[: max(len(pairs) - keep_n, 0)]
     excluded = set(exclude_tools)
@@ -183,15 +186,15 @@ def clear_tool_results(
                     )
                 )
     if not edits:
-        return _same(p, total)
+        return _same(p, total, provider, model)
     built: list[Any] = []
     natives = _rebuild(p, edits, built)
     # Each message is counted once: only the rebuilt ones are counted again.
     after = total - sum(n for m, n in zip(p.messages, sizes, strict=True) if m.index in edits)
     after += sum(count(m) for m in p.codec.decode(built))
     if at_least is not None and total - after < at_least:
-        return _same(p, total)
-    return _finish(p, natives, fixes, None, before=total, after=after)
+        return _same(p, total, provider, model)
+    return _finish(p, natives, fixes, provider, model=model, before=total, after=after)
 
 
 def _content(codec: Codec, block: Block, operation: str) -> Any:
@@ -242,6 +245,7 @@ def prune(
     tool_calls: str | Sequence[Mapping[str, Any]] = "none",
     empty_messages: Literal["remove", "keep"] = "remove",
     provider: str | None = None,
+    model: str | None = None,
     format: str | Codec | None = None,
 ) -> Compacted:
     """The Vercel AI SDK's ``pruneMessages``, pair-safe.
@@ -265,7 +269,7 @@ def prune(
     if empty_messages not in ("remove", "keep"):
         raise ValueError(f"empty_messages must be 'remove' or 'keep', not {empty_messages!r}")
     rules = _rules(tool_calls)
-    p = _parse(history, format, provider)
+    p = _parse(history, format, provider, model)
     msgs = p.messages
     n = len(msgs)
     gone: set[int] = set()  # id() of removed blocks
@@ -352,8 +356,8 @@ def prune(
         for role, blocks, tpl, _, edited in out
     ]
     if not fixes:
-        return _same(p, 0)
-    return _finish(p, natives, fixes, provider)
+        return _same(p, 0, provider, model)
+    return _finish(p, natives, fixes, provider, model=model)
 
 
 def _merge_new_neighbours(
@@ -446,18 +450,21 @@ def offload(
     *,
     threshold_bytes: int,
     head_chars: int = 200,
+    provider: str | None = None,
+    model: str | None = None,
     format: str | Codec | None = None,
 ) -> Compacted:
     """Results larger than ``threshold_bytes`` (UTF-8, their content as text or JSON)
     go to ``store`` and are replaced by a short reference: where, how large, and the
-    first ``head_chars`` characters. ``store.get(locator)`` gives the content back."""
+    first ``head_chars`` characters. ``store.get(locator)`` gives the content back.
+    With ``provider`` (and ``model``) the result is also repaired for it."""
     if (
         isinstance(threshold_bytes, bool)
         or not isinstance(threshold_bytes, int)
         or threshold_bytes < 0
     ):
         raise ValueError(f"threshold_bytes must be a non-negative int, not {threshold_bytes!r}")
-    p = _parse(history, format)
+    p = _parse(history, format, provider, model)
     edits: dict[int, dict[int, Block | None]] = {}
     fixes: list[Fix] = []
     for m in p.messages:
@@ -496,5 +503,5 @@ def offload(
                 )
             )
     if not edits:
-        return _same(p, 0)
-    return _finish(p, _rebuild(p, edits), fixes, None)
+        return _same(p, 0, provider, model)
+    return _finish(p, _rebuild(p, edits), fixes, provider, model=model)

@@ -467,7 +467,7 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
             r = resolve(unit.obj, args.format, args.provider, _location(shown, unit, None))
             described.add(_named(r, args.provider is not None))
             try:
-                violations = _api.validate(r.history, r.provider, format=r.format)
+                violations = _api.validate(r.history, r.provider, model=args.model, format=r.format)
             except InvalidHistory as e:
                 raise _invalid(shown, unit, e) from None
             total += len(violations)
@@ -513,7 +513,7 @@ def _line(unit: Unit, index: int) -> int | None:
 def _repair_unit(shown: str, unit: Unit, args: argparse.Namespace) -> tuple[Resolved, Repaired]:
     r = resolve(unit.obj, args.format, args.provider, _location(shown, unit, None))
     try:
-        return r, _api.repair(r.history, r.provider, format=r.format)
+        return r, _api.repair(r.history, r.provider, model=args.model, format=r.format)
     except InvalidHistory as e:
         raise _invalid(shown, unit, e) from None
 
@@ -762,6 +762,12 @@ def _parser() -> argparse.ArgumentParser:
             "portable for framework dumps)",
         )
         sp.add_argument("--format", choices=formats, help="the message format (default: detected)")
+        sp.add_argument(
+            "--model",
+            metavar="MODEL",
+            help="the model id, as you pass it to the provider: its family's own rules "
+            "apply (default: the strictest rules of any model behind that API)",
+        )
 
     c = sub.add_parser(
         "check",

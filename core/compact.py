@@ -109,6 +109,7 @@ def trim(
     keep_system: bool = True,
     keep_first_user: bool = False,
     provider: str | None = None,
+    model: str | None = None,
     format: str | Codec | None = None,
 ) -> Compacted:
     """Evict whole units until ``history`` fits ``max_tokens``.
@@ -121,14 +122,14 @@ def trim(
     system messages after the cut go with it. A unit that alone exceeds the budget is
     kept whole, and an ``unrepaired`` fix says the budget was not met.
 
-    With ``provider`` the result is also run through `repair` for it. Each message is
-    counted once. Every evicted unit is a ``unit_evicted`` fix and in ``.evicted``.
+    With ``provider`` (and ``model``) the result is also run through `repair` for it.
+    Each message is counted once. Every evicted unit is a ``unit_evicted`` fix and in ``.evicted``.
     """
     if strategy not in ("first", "last"):
         raise ValueError(f"strategy must be 'first' or 'last', not {strategy!r}")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
         raise ValueError(f"max_tokens must be a non-negative int, not {max_tokens!r}")
-    p = _parse(history, format, provider)
+    p = _parse(history, format, provider, model)
     count = _counter(token_counter, p.codec)
     sizes = [count(m) for m in p.messages]
     total = sum(sizes)
@@ -165,7 +166,9 @@ def trim(
             )
         )
     natives = [p.raw[i] for k in keep for i in range(us[k].start, us[k].stop)]
-    return _finish(p, natives, fixes, provider, evicted=evicted, before=total, after=after)
+    return _finish(
+        p, natives, fixes, provider, model=model, evicted=evicted, before=total, after=after
+    )
 
 
 def _keep_last(

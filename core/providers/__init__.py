@@ -19,11 +19,16 @@ PROFILES: dict[str, Profile] = {
 PROVIDERS: tuple[str, ...] = tuple(PROFILES)
 
 
-def get_profile(provider: str) -> Profile:
+def get_profile(provider: str, model: str | None = None) -> Profile:
+    """The profile for ``provider``, specialised for ``model`` where its family's rules
+    differ; an unknown or missing model keeps the strictest rules of that API."""
     try:
-        return PROFILES[provider]
+        profile = PROFILES[provider]
     except KeyError:
         raise ValueError(f"unknown provider {provider!r}; known: {', '.join(PROVIDERS)}") from None
+    if model is None:
+        return profile
+    return profile.for_model(model)
 
 
 __all__ = ["PROFILES", "PROVIDERS", "Context", "Profile", "get_profile"]

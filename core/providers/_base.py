@@ -79,5 +79,10 @@ class Profile:
         suffix = "_" + digest(f"{original}\x00{salt}", 8)
         return base[: self.id_max - len(suffix)] + suffix
 
+    def for_model(self, model: str) -> Profile:
+        """This profile as ``model`` sees it: a family whose rules differ gets its own
+        profile; anything else keeps this one, the strictest of the API."""
+        return self
+
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         raise NotImplementedError
