@@ -30,7 +30,7 @@ from ._processors import (
     trim_history,
     validate,
 )
-from ._provider import provider_for
+from ._provider import model_for, provider_for
 
 __all__ = [
     "PydanticAICodec",
@@ -39,6 +39,7 @@ __all__ = [
     "dump_messages",
     "history_repairer",
     "load_dump",
+    "model_for",
     "model_request",
     "model_request_sync",
     "poisoned_history",

@@ -14,7 +14,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from toolpair import Policy, Repaired
 
 from ._processors import repair_for_request
-from ._provider import provider_for
+from ._provider import model_for, provider_for
 
 #: 2.x runs ``prepare_model_request`` once per attempt with the model that will serve
 #: it; 1.x has no such hook, and there ``wrap_model_request`` is the last point before
@@ -29,15 +29,20 @@ class RepairGuard(AbstractCapability[Any]):
     exactly what it had. ``Agent(capabilities=[RepairGuard()])``.
 
     With a `FallbackModel` each attempt is repaired for the model actually tried.
+    ``provider`` and ``model`` (a model id) override what is read off that model.
     """
 
     provider: str | None = None
+    model: str | None = None
     policy: Policy | None = None
     on_repair: Callable[[Repaired], None] | None = None
 
     def _repair(self, model: Any, messages: Sequence[ModelMessage]) -> list[ModelMessage] | None:
         repaired = repair_for_request(
-            messages, self.provider or provider_for(model), policy=self.policy
+            messages,
+            self.provider or provider_for(model),
+            model=self.model or model_for(model),
+            policy=self.policy,
         )
         if not repaired.fixes:
             return None

@@ -1,7 +1,7 @@
 """History processors: repair (persisting), trimming and tool-result clearing.
 
 Every processor here comes in the shape pydantic-ai calls with a `RunContext`, so the
-provider can be read off the run's model; `history_repairer` builds any of the four
+provider and the model id can be read off the run's model; `history_repairer` builds any of the four
 shapes pydantic-ai accepts.
 """
 
@@ -18,7 +18,7 @@ import toolpair
 from toolpair import Policy, Repaired
 
 from ._codec import PydanticAICodec
-from ._provider import PORTABLE, provider_for
+from ._provider import PORTABLE, model_for, provider_for
 
 Processor = (
     Callable[[list[ModelMessage]], list[ModelMessage]]
@@ -29,31 +29,37 @@ Processor = (
 
 
 def validate(
-    messages: Sequence[ModelMessage], provider: str = PORTABLE
+    messages: Sequence[ModelMessage], provider: str = PORTABLE, *, model: str | None = None
 ) -> list[toolpair.Violation]:
-    """What ``provider`` would reject in this history once pydantic-ai sends it as is."""
-    return toolpair.validate(list(messages), provider, format=PydanticAICodec())
+    """What ``provider`` (serving ``model``, a model id) would reject in this history once
+    pydantic-ai sends it as is."""
+    return toolpair.validate(list(messages), provider, model=model, format=PydanticAICodec())
 
 
 def repair(
     messages: Sequence[ModelMessage],
     provider: str = PORTABLE,
     *,
+    model: str | None = None,
     policy: Policy | None = None,
 ) -> Repaired:
-    """Repair a ``ModelMessage`` list for ``provider``; the input is left untouched.
+    """Repair a ``ModelMessage`` list for ``provider`` (and ``model``, a model id whose
+    family's rules apply); the input is left untouched.
 
     Use it before ``agent.run(message_history=...)``, before `pydantic_ai.direct` calls,
     or anywhere a history is loaded. ``.messages`` is a new list in which every message
     repair did not touch is the very same object.
     """
-    return toolpair.repair(list(messages), provider, policy=policy, format=PydanticAICodec())
+    return toolpair.repair(
+        list(messages), provider, model=model, policy=policy, format=PydanticAICodec()
+    )
 
 
 def repair_for_request(
     messages: Sequence[ModelMessage],
     provider: str = PORTABLE,
     *,
+    model: str | None = None,
     policy: Policy | None = None,
 ) -> Repaired:
     """`repair`, for a history about to be sent.
@@ -65,18 +71,21 @@ def repair_for_request(
     ``orphans="drop"`` those are kept as text instead, so the model still reads them.
     """
     policy = policy or Policy()
-    repaired = repair(messages, provider, policy=policy)
+    repaired = repair(messages, provider, model=model, policy=policy)
     last = len(messages) - 1
     if policy.orphans == "drop" and any(
         f.index == last and f.kind.startswith("orphan") for f in repaired.fixes
     ):
-        repaired = repair(messages, provider, policy=dataclasses.replace(policy, orphans="text"))
+        repaired = repair(
+            messages, provider, model=model, policy=dataclasses.replace(policy, orphans="text")
+        )
     return repaired
 
 
 def history_repairer(
     provider: str | None = None,
     *,
+    model: str | None = None,
     policy: Policy | None = None,
     takes_ctx: bool = True,
     is_async: bool = False,
@@ -86,6 +95,8 @@ def history_repairer(
 
     ``provider`` fixes the rules; None reads them off the run's model when the processor
     gets a `RunContext` (``takes_ctx=True``), else "portable" (valid everywhere).
+    ``model`` (a model id) likewise: None reads it off the run's model; without a
+    `RunContext` and without it, the strictest rules of the provider's API apply.
     ``on_repair`` gets every `Repaired` that changed something (for logging/metrics).
     Its output is persisted: a ``ProcessHistory`` / ``history_processors`` entry rewrites
     the run's history. Use `RepairGuard` to repair only what is sent.
@@ -93,7 +104,8 @@ def history_repairer(
 
     def run(ctx: RunContext[Any] | None, messages: list[ModelMessage]) -> list[ModelMessage]:
         chosen = provider or (provider_for(ctx.model) if ctx is not None else PORTABLE)
-        repaired = repair_for_request(messages, chosen, policy=policy)
+        model_id = model or (model_for(ctx.model) if ctx is not None else None)
+        repaired = repair_for_request(messages, chosen, model=model_id, policy=policy)
         if on_repair is not None and repaired.fixes:
             on_repair(repaired)
         return list(repaired.messages)
@@ -129,10 +141,11 @@ def repair_history(ctx: RunContext[Any], messages: list[ModelMessage]) -> list[M
     """The ready-made processor: ``Agent(history_processors=[repair_history])`` on 1.x,
     ``Agent(capabilities=[ProcessHistory(repair_history)])`` on 2.x.
 
-    Repairs for the provider behind the run's model with the default `Policy`, and the
-    repaired history is what the run keeps.
+    Repairs for the provider and model id behind the run's model with the default
+    `Policy`, and the repaired history is what the run keeps.
     """
-    return list(repair_for_request(messages, provider_for(ctx.model)).messages)
+    fixed = repair_for_request(messages, provider_for(ctx.model), model=model_for(ctx.model))
+    return list(fixed.messages)
 
 
 def _compaction_api(name: str) -> Callable[..., Any]:
@@ -147,22 +160,25 @@ def _finish(
     original: list[ModelMessage],
     compacted: Sequence[ModelMessage],
     provider: str | None,
+    model: str | None,
     policy: Policy | None,
 ) -> list[ModelMessage]:
     chosen = provider or provider_for(ctx.model)
+    model_id = model or model_for(ctx.model)
     out = list(compacted)
     # A trimmer may cut the request being sent; pydantic-ai rejects a history that does
     # not end with one, so the last request always survives.
     last = original[-1] if original else None
     if isinstance(last, ModelRequest) and not (out and out[-1] is last):
         out = [m for m in out if m is not last] + [last]
-    return list(repair_for_request(out, chosen, policy=policy).messages)
+    return list(repair_for_request(out, chosen, model=model_id, policy=policy).messages)
 
 
 def trim_history(
     max_tokens: int,
     *,
     provider: str | None = None,
+    model: str | None = None,
     policy: Policy | None = None,
     token_counter: Any = "approximate",
     strategy: Literal["last", "first"] = "last",
@@ -170,7 +186,8 @@ def trim_history(
     keep_first_user: bool = False,
 ) -> Callable[[RunContext[Any], list[ModelMessage]], list[ModelMessage]]:
     """A processor keeping the history under ``max_tokens`` by evicting whole
-    call/result units (never half a pair), then repairing for the run's provider."""
+    call/result units (never half a pair), then repairing for the run's provider and
+    model (``provider``/``model`` override what is read off the run's model)."""
 
     def trim_processor(ctx: RunContext[Any], messages: list[ModelMessage]) -> list[ModelMessage]:
         trim = _compaction_api("trim")
@@ -182,10 +199,11 @@ def trim_history(
             keep_system=keep_system,
             keep_first_user=keep_first_user,
             provider=provider or provider_for(ctx.model),
+            model=model or model_for(ctx.model),
             format=PydanticAICodec(),
         )
         compacted = result.messages if isinstance(result, Repaired) else result
-        return _finish(ctx, messages, compacted, provider, policy)
+        return _finish(ctx, messages, compacted, provider, model, policy)
 
     return trim_processor
 
@@ -199,6 +217,7 @@ def clear_tool_results(
     clear_inputs: bool = False,
     placeholder: str | None = None,
     provider: str | None = None,
+    model: str | None = None,
     policy: Policy | None = None,
 ) -> Callable[[RunContext[Any], list[ModelMessage]], list[ModelMessage]]:
     """A processor replacing the content of all but the last ``keep`` tool results with
@@ -219,6 +238,6 @@ def clear_tool_results(
             kwargs["placeholder"] = placeholder
         result = clear(messages, **kwargs)
         compacted = result.messages if isinstance(result, Repaired) else result
-        return _finish(ctx, messages, compacted, provider, policy)
+        return _finish(ctx, messages, compacted, provider, model, policy)
 
     return clear_processor
