@@ -22,6 +22,7 @@ from toolpair.integrations.agno._patch import (
     guard,
     is_guarded,
     is_patched,
+    model_for,
     patch,
     patched,
     provider_for,
@@ -31,9 +32,12 @@ from toolpair.integrations.agno._patch import (
 )
 
 
-def validate_messages(messages: Sequence[Any], provider: str) -> list[Violation]:
-    """What ``provider`` would reject in this agno history, read at the agno level."""
-    return toolpair.validate(list(messages), provider, format=AgnoCodec())
+def validate_messages(
+    messages: Sequence[Any], provider: str, *, model: str | None = None
+) -> list[Violation]:
+    """What ``provider`` (serving ``model``, a model id) would reject in this agno
+    history, read at the agno level."""
+    return toolpair.validate(list(messages), provider, model=model, format=AgnoCodec())
 
 
 __all__ = [
@@ -43,6 +47,7 @@ __all__ = [
     "guard",
     "is_guarded",
     "is_patched",
+    "model_for",
     "patch",
     "patched",
     "poisoned_history",

@@ -14,10 +14,12 @@ import contextlib
 import importlib
 import logging
 import operator
+import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit
 
 from agno.models.base import Model
 from agno.models.message import Message as AgnoMessage
@@ -63,14 +65,67 @@ _COUNTER_MODULES = (
 )
 
 
-def provider_for(model: Any) -> str:
-    """The toolpair provider whose rules ``model``'s requests must follow (``model`` may
-    also be a model class)."""
+def _base_provider(model: Any) -> str:
     for cls in (model if isinstance(model, type) else type(model)).__mro__:
         for module, name, provider in PROVIDER_BY_CLASS:
             if cls.__module__ == module and cls.__name__ == name:
                 return provider
     return "portable"
+
+
+#: The host profile an OpenAI-format model class speaks to when it talks to DeepSeek.
+_DEEPSEEK = {"openai": "deepseek", "openai-responses": "deepseek-responses"}
+
+
+def _is_deepseek_url(url: Any) -> bool:
+    if url is None:
+        return False
+    host = (urlsplit(str(url)).hostname or "").lower()
+    return host == "deepseek.com" or host.endswith(".deepseek.com")
+
+
+def _uses_vertex(model: Any) -> bool:
+    # As Gemini itself decides when it builds its client: the flag, the google-genai
+    # environment switch, or a client the user passed in that was built for Vertex.
+    if getattr(model, "vertexai", False) is True:
+        return True
+    if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "false").lower() == "true":
+        return True
+    client = getattr(model, "client", None)
+    return getattr(client, "vertexai", None) is True
+
+
+def provider_for(model: Any) -> str:
+    """The toolpair provider whose rules ``model``'s requests must follow (``model`` may
+    also be a model class). ``Gemini(vertexai=True)`` is "vertex"; agno's ``DeepSeek``
+    and any OpenAI-format class whose ``base_url`` is DeepSeek's are "deepseek" (or
+    "deepseek-responses" for the Responses class)."""
+    provider = _base_provider(model)
+    if isinstance(model, type):
+        return provider
+    if provider == "gemini" and _uses_vertex(model):
+        return "vertex"
+    if provider in _DEEPSEEK:
+        names = {cls.__name__ for cls in type(model).__mro__}
+        if (
+            "DeepSeek" in names and type(model).__module__.startswith("agno.models.deepseek")
+        ) or _is_deepseek_url(getattr(model, "base_url", None)):
+            return _DEEPSEEK[provider]
+    return provider
+
+
+def model_for(model: Any) -> str | None:
+    """The model id ``model`` sends (agno's ``Model.id``, as the user wrote it), or None
+    for a model class or a model without one."""
+    if isinstance(model, type):
+        return None
+    model_id = getattr(model, "id", None)
+    return model_id if isinstance(model_id, str) and model_id else None
+
+
+#: The agno formatter a host profile's requests go through (`_formatter_fixes` corrects
+#: what the formatter mangles, whichever host then receives it).
+_FORMATTER = {"vertex": "gemini", "deepseek": "openai", "deepseek-responses": "openai-responses"}
 
 
 def _copy(msg: AgnoMessage, **update: Any) -> AgnoMessage:
@@ -136,14 +191,17 @@ def repair_messages(
     messages: Sequence[AgnoMessage],
     provider: str,
     *,
+    model: str | None = None,
     policy: Policy | None = None,
 ) -> list[AgnoMessage] | Sequence[AgnoMessage]:
-    """A copy of ``messages`` that ``provider`` accepts once agno formats it, or
-    ``messages`` itself when nothing needed changing. Never mutates its input."""
+    """A copy of ``messages`` that ``provider`` (serving ``model``, a model id) accepts
+    once agno formats it, or ``messages`` itself when nothing needed changing. Never
+    mutates its input."""
     # Only the formatters that mangle something get a pass of their own, so a valid
     # history bound elsewhere costs nothing but the codec's no-op check.
-    fixed = _formatter_fixes(messages, provider) if provider in _MANGLING else messages
-    repaired = toolpair.repair(fixed, provider, policy=policy, format=AgnoCodec())
+    formatter = _FORMATTER.get(provider, provider)
+    fixed = _formatter_fixes(messages, formatter) if formatter in _MANGLING else messages
+    repaired = toolpair.repair(fixed, provider, model=model, policy=policy, format=AgnoCodec())
     out: list[AgnoMessage] = repaired.messages
     if len(out) == len(messages) and all(map(operator.is_, out, messages)):
         return messages
@@ -165,7 +223,7 @@ def _prepared(model: Any, messages: Any, policy: Policy | None) -> Any:
     if not isinstance(messages, list | tuple) or not messages:
         return messages
     try:
-        return repair_messages(messages, provider_for(model), policy=policy)
+        return repair_messages(messages, provider_for(model), model=model_for(model), policy=policy)
     except InvalidHistory as exc:
         # A history toolpair cannot read is sent as agno would have sent it: the
         # integration must never be the reason a request fails.
