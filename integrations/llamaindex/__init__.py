@@ -13,6 +13,7 @@ from toolpair.integrations.llamaindex._llm import GuardedLLM, guard
 from toolpair.integrations.llamaindex._memory import PairSafeMemory, PairSafeMemoryBuffer
 from toolpair.integrations.llamaindex._repair import (
     CODEC,
+    model_for,
     provider_for,
     repair_messages,
     validate_messages,
@@ -25,6 +26,7 @@ __all__ = [
     "PairSafeMemory",
     "PairSafeMemoryBuffer",
     "guard",
+    "model_for",
     "poisoned_history",
     "provider_for",
     "repair_messages",

@@ -21,7 +21,7 @@ from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import LLM, ToolSelection
 
 from toolpair import Policy, Repaired
-from toolpair.integrations.llamaindex._repair import provider_for, repair_messages
+from toolpair.integrations.llamaindex._repair import model_for, provider_for, repair_messages
 
 __all__ = ["GuardedLLM", "guard"]
 
@@ -42,6 +42,10 @@ class GuardedLLM(FunctionCallingLLM):
         default="",
         description="toolpair provider name; empty means detect it from the LLM's class.",
     )
+    model: str = Field(
+        default="",
+        description="The model id whose family's rules apply; empty means read it off the LLM.",
+    )
     policy: Any = Field(default=None, description="A toolpair.Policy, or None for the default.")
     on_repair: Callable[[Repaired], None] | None = Field(
         default=None,
@@ -56,6 +60,8 @@ class GuardedLLM(FunctionCallingLLM):
         super().__init__(**data)
         if not self.provider:
             self.provider = provider_for(self.llm)
+        if not self.model:
+            self.model = model_for(self.llm) or ""
         if self.policy is not None and not isinstance(self.policy, Policy):
             raise TypeError(f"policy must be a toolpair.Policy, got {type(self.policy).__name__}")
 
@@ -74,7 +80,9 @@ class GuardedLLM(FunctionCallingLLM):
 
     def repair(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
         """The messages ``llm`` will actually be sent for ``messages``."""
-        repaired = repair_messages(messages, self.provider, policy=self.policy)
+        repaired = repair_messages(
+            messages, self.provider, model=self.model or None, policy=self.policy
+        )
         self._last = repaired
         if repaired.changed and self.on_repair is not None:
             self.on_repair(repaired)
@@ -216,8 +224,14 @@ class GuardedLLM(FunctionCallingLLM):
         return await self.llm.astream_complete(prompt, formatted=formatted, **kwargs)
 
 
-def guard(llm: LLM, provider: str | None = None, **options: Any) -> GuardedLLM:
-    """``GuardedLLM(llm=llm)``; ``options`` are `toolpair.Policy` fields."""
+def guard(
+    llm: LLM, provider: str | None = None, *, model: str | None = None, **options: Any
+) -> GuardedLLM:
+    """``GuardedLLM(llm=llm)``; ``provider``/``model`` override what is read off ``llm``;
+    ``options`` are `toolpair.Policy` fields."""
     return GuardedLLM(
-        llm=llm, provider=provider or "", policy=Policy(**options) if options else None
+        llm=llm,
+        provider=provider or "",
+        model=model or "",
+        policy=Policy(**options) if options else None,
     )

@@ -81,6 +81,9 @@ class PairSafeMemoryBuffer(ChatMemoryBuffer):
     """
 
     provider: str = Field(default=DEFAULT_PROVIDER, description="toolpair provider rules.")
+    model: str | None = Field(
+        default=None, description="The model id whose family's rules apply (None: strictest)."
+    )
 
     @classmethod
     def class_name(cls) -> str:
@@ -88,11 +91,17 @@ class PairSafeMemoryBuffer(ChatMemoryBuffer):
 
     @classmethod
     def from_defaults(  # type: ignore[override]
-        cls, *args: Any, provider: str = DEFAULT_PROVIDER, **kwargs: Any
+        cls,
+        *args: Any,
+        provider: str = DEFAULT_PROVIDER,
+        model: str | None = None,
+        **kwargs: Any,
     ) -> PairSafeMemoryBuffer:
-        """The base class's ``from_defaults``, plus the ``provider`` to repair for."""
+        """The base class's ``from_defaults``, plus the ``provider`` (and ``model``) to
+        repair for."""
         memory = super().from_defaults(*args, **kwargs)
         memory.provider = provider
+        memory.model = model
         return memory  # type: ignore[return-value]
 
     def count_tokens(self, message: ChatMessage) -> int:
@@ -109,6 +118,7 @@ class PairSafeMemoryBuffer(ChatMemoryBuffer):
             budget,
             token_counter=self.count_tokens,
             provider=self.provider,
+            model=self.model,
             format=CODEC,
         )
         return list(window.messages)
@@ -119,6 +129,9 @@ class PairSafeMemory(Memory):
     the history is really full) and never returns an orphan from ``aget``."""
 
     provider: str = Field(default=DEFAULT_PROVIDER, description="toolpair provider rules.")
+    model: str | None = Field(
+        default=None, description="The model id whose family's rules apply (None: strictest)."
+    )
 
     @classmethod
     def class_name(cls) -> str:
@@ -126,11 +139,17 @@ class PairSafeMemory(Memory):
 
     @classmethod
     def from_defaults(  # type: ignore[override]
-        cls, *args: Any, provider: str = DEFAULT_PROVIDER, **kwargs: Any
+        cls,
+        *args: Any,
+        provider: str = DEFAULT_PROVIDER,
+        model: str | None = None,
+        **kwargs: Any,
     ) -> PairSafeMemory:
-        """The base class's ``from_defaults``, plus the ``provider`` to repair for."""
+        """The base class's ``from_defaults``, plus the ``provider`` (and ``model``) to
+        repair for."""
         memory = super().from_defaults(*args, **kwargs)
         memory.provider = provider
+        memory.model = model
         return memory  # type: ignore[return-value]
 
     def _estimate_token_count(self, message_or_blocks: Any) -> int:
@@ -152,4 +171,4 @@ class PairSafeMemory(Memory):
 
     async def aget(self, **block_kwargs: Any) -> list[ChatMessage]:
         messages = await super().aget(**block_kwargs)
-        return list(repair_messages(messages, self.provider).messages)
+        return list(repair_messages(messages, self.provider, model=self.model).messages)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
@@ -14,7 +16,7 @@ from toolpair._fast import certainly_valid
 from toolpair.integrations.llamaindex._codec import LlamaIndexCodec, call_block_type
 from toolpair.providers import Context
 
-__all__ = ["CODEC", "provider_for", "repair_messages", "validate_messages"]
+__all__ = ["CODEC", "model_for", "provider_for", "repair_messages", "validate_messages"]
 
 CODEC = LlamaIndexCodec()
 
@@ -24,26 +26,78 @@ _PROVIDERS: tuple[tuple[str, str, str], ...] = (
     ("llama_index.llms.openai", "Responses", "openai-responses"),
     ("llama_index.llms.azure_openai", "Responses", "openai-responses"),
     ("llama_index.llms.anthropic", "", "anthropic"),
+    ("llama_index.llms.deepseek", "", "deepseek"),
     ("llama_index.llms.bedrock_converse", "", "bedrock"),
     ("llama_index.llms.openai", "", "openai"),
     ("llama_index.llms.azure_openai", "", "openai"),
     ("llama_index.llms.google_genai", "", "gemini"),
     ("llama_index.llms.gemini", "", "gemini"),
-    ("llama_index.llms.vertex", "", "gemini"),
+    ("llama_index.llms.vertex", "", "vertex"),
     ("llama_index.llms.mistralai", "", "mistral"),
 )
 
 
-def provider_for(llm: Any) -> str:
-    """The toolpair provider whose rules ``llm``'s requests must follow, from its class:
-    Anthropic, Bedrock Converse, OpenAI (Chat or Responses), Gemini or Mistral, else
-    ``"portable"`` (valid on all of them)."""
+#: The host profile an OpenAI-format LLM speaks to when its ``api_base`` is DeepSeek's.
+_DEEPSEEK = {"openai": "deepseek", "openai-responses": "deepseek-responses"}
+
+
+def _is_deepseek_url(url: Any) -> bool:
+    if not isinstance(url, str):
+        return False
+    host = (urlsplit(url).hostname or "").lower()
+    return host == "deepseek.com" or host.endswith(".deepseek.com")
+
+
+def _uses_vertex(llm: Any) -> bool:
+    # GoogleGenAI builds a Vertex client for ``vertexai_config`` or the google-genai
+    # environment switch; the client it built says which it got.
+    client = getattr(llm, "_client", None)
+    if getattr(client, "vertexai", None) is True:
+        return True
+    return client is None and os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "false") != "false"
+
+
+def _base_provider(llm: Any) -> str:
     for cls in type(llm).__mro__:
         module = cls.__module__ or ""
         for prefix, fragment, provider in _PROVIDERS:
             if (module == prefix or module.startswith(prefix + ".")) and fragment in cls.__name__:
                 return provider
     return "portable"
+
+
+def provider_for(llm: Any) -> str:
+    """The toolpair provider whose rules ``llm``'s requests must follow, from its class:
+    Anthropic, Bedrock Converse, OpenAI (Chat or Responses), Gemini or Mistral, else
+    ``"portable"`` (valid on all of them). Hosts: ``Vertex`` and a ``GoogleGenAI`` with
+    a Vertex client are "vertex"; ``DeepSeek`` and an OpenAI LLM whose ``api_base`` is
+    DeepSeek's are "deepseek" ("deepseek-responses" for ``OpenAIResponses``). A
+    `GuardedLLM` answers for the LLM it wraps."""
+    inner = getattr(llm, "llm", None)
+    if type(llm).__name__ == "GuardedLLM" and inner is not None:
+        return str(llm.provider or provider_for(inner))
+    provider = _base_provider(llm)
+    if provider == "gemini" and _uses_vertex(llm):
+        return "vertex"
+    if provider in _DEEPSEEK and _is_deepseek_url(getattr(llm, "api_base", None)):
+        return _DEEPSEEK[provider]
+    return provider
+
+
+def model_for(llm: Any) -> str | None:
+    """The model id ``llm`` sends, as the user wrote it: its ``model`` field (every
+    provider LLM has one; Bedrock's keeps its geo prefix), else ``metadata.model_name``;
+    None where it has neither."""
+    model = getattr(llm, "model", None)
+    if isinstance(model, str) and model:
+        return model
+    try:
+        # Some LLMs compute their metadata (a context-size table lookup that raises for
+        # a model it does not list): no reason to fail a request.
+        name = llm.metadata.model_name
+    except Exception:
+        return None
+    return name if isinstance(name, str) and name and name != "unknown" else None
 
 
 def _policy(policy: Policy | None, options: dict[str, Any]) -> Policy | None:
@@ -155,10 +209,12 @@ def repair_messages(
     messages: Sequence[Any],
     provider: str | None = None,
     *,
+    model: str | None = None,
     policy: Policy | None = None,
     **options: Any,
 ) -> Repaired:
-    """Repair a list of ChatMessage for ``provider`` (default ``"portable"``).
+    """Repair a list of ChatMessage for ``provider`` (default ``"portable"``) serving
+    ``model`` (a model id: that family's rules apply; None: the strictest of the API).
 
     ``options`` are `toolpair.Policy` fields (``orphans="text"``, ``placeholder=...``).
     The result's ``.messages`` is a new list; messages no fix touched are the very same
@@ -172,13 +228,16 @@ def repair_messages(
     lowered: list[Fix] = []
     if provider == "anthropic":
         history, lowered = _for_anthropic(history)
-    repaired = toolpair.repair(history, target, policy=chosen, format=CODEC)
+    repaired = toolpair.repair(history, target, model=model, policy=chosen, format=CODEC)
     repaired.fixes[:0] = lowered
     return repaired
 
 
-def validate_messages(messages: Sequence[Any], provider: str | None = None) -> list[Violation]:
-    """What ``provider`` (default ``"portable"``) would reject in this ChatMessage list."""
+def validate_messages(
+    messages: Sequence[Any], provider: str | None = None, *, model: str | None = None
+) -> list[Violation]:
+    """What ``provider`` (default ``"portable"``) serving ``model`` (a model id) would
+    reject in this ChatMessage list."""
     history = list(messages)
     if _no_op(history, provider or "portable"):
         return []
@@ -195,4 +254,4 @@ def validate_messages(messages: Sequence[Any], provider: str | None = None) -> l
             )
             for f in fixes
         ]
-    return found + toolpair.validate(history, provider or "portable", format=CODEC)
+    return found + toolpair.validate(history, provider or "portable", model=model, format=CODEC)
