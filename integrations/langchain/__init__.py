@@ -17,6 +17,7 @@ from ._codec import LangChainCodec
 from ._hooks import dump_messages, load_dump, poisoned_history
 from ._repair import (
     codec_for,
+    model_for,
     provider_for,
     repair_messages,
     repair_report,
@@ -31,6 +32,7 @@ __all__ = [
     "codec_for",
     "dump_messages",
     "load_dump",
+    "model_for",
     "poisoned_history",
     "provider_for",
     "repair_messages",

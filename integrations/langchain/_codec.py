@@ -8,6 +8,12 @@ rebuild a content block carrying the same id from it, so a content block whose i
 also in ``tool_calls``/``invalid_tool_calls`` is a duplicate, not a second call: it is
 decoded as an ``other`` block that `build` keeps in step with its call (renamed with
 it, dropped with it).
+
+A result is a ``ToolMessage``, or an Anthropic-native ``tool_result`` block in a user
+message's content (histories replayed from Anthropic's own format), which ChatAnthropic
+sends as it stands: it answers a call exactly as a ToolMessage does. Such a block that
+repair moves travels as a ``HumanMessage`` holding it, which ChatAnthropic merges into
+the user turn around it.
 """
 
 from __future__ import annotations
@@ -54,7 +60,17 @@ _SENT_CALL_BLOCKS: dict[str, frozenset[str]] = {
     "anthropic": frozenset({"tool_use", "tool_call"}),
     "openai": frozenset(),
     "openai-responses": frozenset({"function_call", "tool_call"}),
+    # DeepSeek's endpoints are reached through langchain-openai's converter.
+    "deepseek": frozenset(),
+    "deepseek-responses": frozenset({"function_call", "tool_call"}),
 }
+#: Providers whose LangChain package sends a ``tool_result`` block in a user message as
+#: a tool result (langchain-anthropic passes it through; langchain-openai passes it to
+#: OpenAI as an unknown content part, which pairs with nothing). None: every provider.
+_RESULT_BLOCK_PROVIDERS = frozenset({"", "anthropic", "bedrock", "portable"})
+#: The content block type of an Anthropic-native tool result, and its id key.
+_RESULT_BLOCK = "tool_result"
+_RESULT_ID = "tool_use_id"
 #: Sub-type of the ``other`` block standing for a content-resident copy of a call.
 _DUP = "call_copy"
 #: Sub-type of blank text: as an ``other`` block, text no formatter is held to (or not
@@ -109,6 +125,23 @@ def _text_block(part: Any, text: str, index: int, blank: list[int]) -> Block:
     return Block("text", part, text=text)
 
 
+def _native_result(part: Mapping[str, Any], index: int) -> Block:
+    """A ``tool_result`` content block read as the result it is on the wire."""
+    result_id = part.get(_RESULT_ID)
+    if result_id is not None and not isinstance(result_id, str):
+        raise InvalidHistory(
+            f"tool_result tool_use_id must be a string, got {type(result_id).__name__}", index
+        )
+    return Block(
+        "result",
+        part,
+        id=result_id,
+        is_error=part.get("is_error") is True,
+        empty=_is_empty(part.get("content")),
+        sub=_RESULT_BLOCK,
+    )
+
+
 def _role(msg: BaseMessage, index: int) -> Role:
     if isinstance(msg, ToolMessage):
         return "tool"
@@ -155,6 +188,9 @@ class LangChainCodec:
         #: before 1.7.x dropped them, so they needed no result).
         self.invalid_calls_sent = invalid_calls_sent
         self._sent = _SENT_CALL_BLOCKS.get(provider or "", frozenset(_CALL_BLOCKS))
+        #: Whether a ``tool_result`` block in a user message reaches the provider as a
+        #: result (else it stays opaque content, as before).
+        self._native_results = (provider or "") in _RESULT_BLOCK_PROVIDERS
         #: Only Anthropic's rules read blank text as text: for other providers it stays
         #: opaque, as their LangChain converters drop it or their rules ignore it.
         self._judges_blank = provider in (None, "anthropic", "portable")
@@ -236,6 +272,8 @@ class LangChainCodec:
                 blocks.append(Block("thinking", part, sub=str(kind)))
             elif kind in _IMAGE_BLOCKS:
                 blocks.append(Block("image", part, sub=str(kind)))
+            elif role == "user" and kind == _RESULT_BLOCK and self._native_results:
+                blocks.append(_native_result(part, index))
             elif role == "assistant" and kind in _CALL_BLOCKS and kind not in self._sent:
                 blocks.append(Block("other", part, sub="unsent_call"))
             elif role == "assistant" and kind in _CALL_BLOCKS:
@@ -289,7 +327,24 @@ class LangChainCodec:
 
     def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
         if role == "tool":
-            return blocks[0].native
+            native = blocks[0].native
+            if isinstance(native, BaseMessage):
+                return native
+            # A native tool_result block answering its call on its own: in the message it
+            # came from where that held nothing else (renamed, it keeps the message's
+            # other fields), else in a HumanMessage of its own.
+            tpl = template.native if template is not None else None
+            if (
+                isinstance(tpl, HumanMessage)
+                and isinstance(tpl.content, list)
+                and len(tpl.content) == 1
+                and isinstance(tpl.content[0], Mapping)
+                and tpl.content[0].get("type") == _RESULT_BLOCK
+            ):
+                if tpl.content[0] is native:
+                    return tpl
+                return tpl.model_copy(update={"content": [native]})
+            return HumanMessage(content=[native])
         if role == "assistant":
             return self._build_assistant(blocks, template)
         content = self._content_value([b.native for b in blocks], template)
@@ -384,23 +439,31 @@ class LangChainCodec:
             new.original = getattr(native, "original", native.get("id"))
             return replace(block, native=new, id=new_id)
         if isinstance(native, Mapping):
-            key = _CALL_BLOCKS.get(str(native.get("type")), "id")
+            kind = native.get("type")
+            key = _RESULT_ID if kind == _RESULT_BLOCK else _CALL_BLOCKS.get(str(kind), "id")
             return replace(block, native={**native, key: new_id}, id=new_id)
         raise InvalidHistory(f"cannot rename a {block.kind} block of type {type(native).__name__}")
 
     def content_of(self, block: Block) -> Any:
         """A result's content as LangChain stores it (compaction reads it)."""
-        return block.native.content if isinstance(block.native, BaseMessage) else None
+        if isinstance(block.native, BaseMessage):
+            return block.native.content
+        if isinstance(block.native, Mapping):
+            return block.native.get("content")
+        return None
 
     def with_content(self, block: Block, text: str) -> Block:
         """A copy of a result whose content is ``text`` (error filling, clearing)."""
-        if not isinstance(block.native, ToolMessage):
-            raise InvalidHistory("only a ToolMessage result can take new content")
-        native = block.native.model_copy(update={"content": text})
+        native = block.native
+        if isinstance(native, Mapping) and native.get("type") == _RESULT_BLOCK:
+            return replace(block, native={**native, "content": text}, empty=not text.strip())
+        if not isinstance(native, ToolMessage):
+            raise InvalidHistory("only a ToolMessage or tool_result block can take new content")
+        native = native.model_copy(update={"content": text})
         return replace(block, native=native, empty=not text.strip())
 
     def result_as_text(self, block: Block) -> Block:
-        content = block.native.content if isinstance(block.native, BaseMessage) else block.native
+        content = self.content_of(block) if block.kind == "result" else block.native
         return self.make_text(
             ORPHAN_TEXT.format(id=block.id, content=content_text(content)), "user"
         )

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
+from urllib.parse import urlsplit
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
 from langchain_core.prompt_values import PromptValue
@@ -18,6 +19,7 @@ from ._codec import LangChainCodec
 
 __all__ = [
     "codec_for",
+    "model_for",
     "provider_for",
     "repair_messages",
     "repair_report",
@@ -32,7 +34,7 @@ _BY_CLASS: dict[str, str] = {
     "ChatAnthropicMessages": "anthropic",
     "ChatBedrockConverse": "bedrock",
     "ChatGoogleGenerativeAI": "gemini",
-    "ChatVertexAI": "gemini",
+    "ChatVertexAI": "vertex",
     "ChatMistralAI": "mistral",
     "ChatOpenAI": "openai",
     "AzureChatOpenAI": "openai",
@@ -56,13 +58,41 @@ def _unwrap(model: Any) -> tuple[Any, dict[str, Any]]:
     return model, kwargs
 
 
+def _is_deepseek_url(url: Any) -> bool:
+    if not isinstance(url, str):
+        return False
+    host = (urlsplit(url).hostname or "").lower()
+    return host == "deepseek.com" or host.endswith(".deepseek.com")
+
+
+def _host(inner: Any, names: list[str], provider: str, kwargs: dict[str, Any]) -> str:
+    """The host profile where the chat model says which host it talks to, else
+    ``provider``: ChatGoogleGenerativeAI on Vertex AI, ChatDeepSeek (at DeepSeek's own
+    base URL), ChatOpenAI pointed at DeepSeek."""
+    if provider == "gemini":
+        # The class settles the backend at construction (the flag, a project, the
+        # google-genai environment switch) and keeps the answer in `_use_vertexai`.
+        decided = getattr(inner, "_use_vertexai", None)
+        vertex = decided if isinstance(decided, bool) else getattr(inner, "vertexai", None)
+        return "vertex" if vertex is True else provider
+    if provider == "openai":
+        base = getattr(inner, "api_base", None) if "ChatDeepSeek" in names else None
+        base = base or getattr(inner, "openai_api_base", None)
+        if _is_deepseek_url(base):
+            return "deepseek-responses" if _uses_responses(inner, kwargs) else "deepseek"
+        return "openai-responses" if _uses_responses(inner, kwargs) else "openai"
+    return provider
+
+
 def provider_for(model: ProviderLike) -> str:
     """The toolpair provider whose rules ``model`` is held to.
 
     A string is returned as is; None means "portable" (valid everywhere). A chat model
     is recognised by class name, so no provider package is imported here; ChatOpenAI
-    maps to "openai-responses" when it would call the Responses API. Unknown models
-    get "portable".
+    maps to "openai-responses" when it would call the Responses API. Hosts: ChatVertexAI
+    and ChatGoogleGenerativeAI on Vertex AI are "vertex" (ChatAnthropicVertex stays
+    "anthropic"); ChatDeepSeek and ChatOpenAI at a DeepSeek base URL are "deepseek"
+    ("deepseek-responses" on the Responses API). Unknown models get "portable".
     """
     if model is None:
         return "portable"
@@ -78,11 +108,33 @@ def provider_for(model: ProviderLike) -> str:
         return "anthropic" if "anthropic" in model_id else "portable"
     for name in names:
         provider = _BY_CLASS.get(name)
-        if provider == "openai":
-            return "openai-responses" if _uses_responses(inner, kwargs) else "openai"
         if provider is not None:
-            return provider
+            return _host(inner, names, provider, kwargs)
     return "portable"
+
+
+#: Where each chat model class keeps the model id it sends (first found wins):
+#: ``model_id`` on the Bedrock classes, ``model_name`` on ChatOpenAI, ChatDeepSeek and
+#: ChatVertexAI, ``model`` on ChatAnthropic, ChatGoogleGenerativeAI and ChatMistralAI.
+_MODEL_FIELDS = ("model_id", "model_name", "model")
+
+
+def model_for(model: ProviderLike) -> str | None:
+    """The model id a chat model sends, as the user wrote it (a Bedrock geo prefix or
+    ARN is kept: the core parses it), or None for a provider name, None, or a chat model
+    that names none. A ``model`` bound with ``.bind(model=...)`` wins, as it does on
+    the wire."""
+    if model is None or isinstance(model, str):
+        return None
+    inner, kwargs = _unwrap(model)
+    bound = kwargs.get("model")
+    if isinstance(bound, str) and bound:
+        return bound
+    for field in _MODEL_FIELDS:
+        value = getattr(inner, field, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 _PROBE_CALL_ID = "toolpair_probe"
@@ -199,16 +251,22 @@ def repair_report(
     messages: Sequence[Any] | PromptValue,
     provider: ProviderLike = None,
     *,
+    model: str | None = None,
     policy: Policy | None = None,
     **overrides: Any,
 ) -> Repaired:
     """`toolpair.repair` over LangChain messages: ``.messages`` is a new list of
-    ``BaseMessage`` in which every message repair did not touch is the input object."""
+    ``BaseMessage`` in which every message repair did not touch is the input object.
+    ``model`` (a model id) defaults to the one ``provider``, a chat model, sends."""
     original = _as_messages(messages)
     kept, removals = _split_removals(original)
     codec = codec_for(provider)
     result = toolpair.repair(
-        kept, codec.provider or "portable", policy=_policy(policy, overrides), format=codec
+        kept,
+        codec.provider or "portable",
+        model=model or model_for(provider),
+        policy=_policy(policy, overrides),
+        format=codec,
     )
     result.messages = _restore_removals(kept, list(result.messages), removals)
     return result
@@ -218,12 +276,14 @@ def repair_messages(
     messages: Sequence[Any] | PromptValue | None = None,
     provider: ProviderLike = None,
     *,
+    model: str | None = None,
     policy: Policy | None = None,
     **overrides: Any,
 ) -> Any:
     """Return ``messages`` repaired for ``provider`` (a provider name, a chat model, or
-    None for "portable"). ``overrides`` are `toolpair.Policy` fields
-    (``orphans="text"``, ``placeholder=...``).
+    None for "portable") serving ``model`` (a model id; by default the one a chat model
+    sends). ``overrides`` are `toolpair.Policy` fields (``orphans="text"``,
+    ``placeholder=...``).
 
     Called without ``messages`` it returns a Runnable for LCEL:
     ``prompt | repair_messages(provider=model) | model``.
@@ -233,22 +293,30 @@ def repair_messages(
         def run(value: Sequence[Any] | PromptValue) -> list[BaseMessage]:
             return cast(
                 list[BaseMessage],
-                repair_report(value, provider, policy=policy, **overrides).messages,
+                repair_report(value, provider, model=model, policy=policy, **overrides).messages,
             )
 
         return RunnableLambda(run, name="repair_messages")
-    return repair_report(messages, provider, policy=policy, **overrides).messages
+    return repair_report(messages, provider, model=model, policy=policy, **overrides).messages
 
 
 def validate_messages(
-    messages: Sequence[Any] | PromptValue, provider: ProviderLike = None
+    messages: Sequence[Any] | PromptValue,
+    provider: ProviderLike = None,
+    *,
+    model: str | None = None,
 ) -> list[Violation]:
-    """What ``provider`` would reject in ``messages``, worded as that provider words it."""
+    """What ``provider`` (serving ``model``, by default the one a chat model sends)
+    would reject in ``messages``, worded as that provider words it."""
     kept, _ = _split_removals(_as_messages(messages))
     codec = codec_for(provider)
-    return toolpair.validate(kept, codec.provider or "portable", format=codec)
+    return toolpair.validate(
+        kept, codec.provider or "portable", model=model or model_for(provider), format=codec
+    )
 
 
 def with_repair(model: Runnable[Any, Any], **overrides: Any) -> Runnable[Any, Any]:
-    """``model`` behind a repair step for the provider it talks to."""
+    """``model`` behind a repair step for the provider and model id it talks to
+    (``overrides`` may name ``model="..."`` to set the id)."""
+    overrides.setdefault("model", model_for(model))
     return repair_messages(provider=provider_for(model), **overrides) | model  # type: ignore[no-any-return]

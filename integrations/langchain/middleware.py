@@ -11,7 +11,7 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest
 
 from toolpair import Policy
 
-from ._repair import ProviderLike, provider_for, repair_report
+from ._repair import ProviderLike, model_for, provider_for, repair_report
 from ._trim import trim_messages
 
 __all__ = ["ToolpairMiddleware"]
@@ -21,6 +21,8 @@ class ToolpairMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     """Hand the model a history its provider accepts.
 
     ``provider``: a provider name or chat model; by default the request's own model.
+    ``model``: the model id whose family's rules apply; by default the one that chat
+    model sends.
     ``trim``: keyword arguments for `trim_messages` (``max_tokens``, ``token_counter``,
     ...), applied before the repair; the system prompt is kept and counted.
     ``policy`` and ``overrides``: as for `repair_messages`.
@@ -30,12 +32,14 @@ class ToolpairMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         self,
         provider: ProviderLike = None,
         *,
+        model: str | None = None,
         trim: Mapping[str, Any] | None = None,
         policy: Policy | None = None,
         **overrides: Any,
     ) -> None:
         super().__init__()
         self.provider = provider
+        self.model = model
         self.trim = dict(trim) if trim else None
         self.policy = policy
         self.overrides = overrides
@@ -50,8 +54,11 @@ class ToolpairMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             options = {"include_system": system is not None, **self.trim}
             trimmed = trim_messages([*head, *messages], **options)
             messages = trimmed[len(head) :] if head and trimmed[:1] == head else trimmed
-        provider = provider_for(self.provider if self.provider is not None else request.model)
-        result = repair_report(messages, provider, policy=self.policy, **self.overrides)
+        source = self.provider if self.provider is not None else request.model
+        model = self.model or model_for(source) or model_for(request.model)
+        result = repair_report(
+            messages, provider_for(source), model=model, policy=self.policy, **self.overrides
+        )
         self.last_fixes = list(result.fixes)
         if not result.changed and len(messages) == len(request.messages):
             return request

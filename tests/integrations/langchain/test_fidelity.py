@@ -1,0 +1,343 @@
+"""Provider fidelity for LangChain: the model id and host read off the real chat model
+classes, Anthropic-native result blocks read as the results they are on the wire, and
+do no harm (repair leaves alone what validate accepts and never makes an accepted
+request body one that is refused)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+from langchain_anthropic import ChatAnthropic
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
+from langchain_openai import ChatOpenAI
+from lc_wire import MODELS, Wire, ai, human, tool
+from test_property import PROPERTY, histories, mostly_valid
+
+import toolpair
+from toolpair.integrations.langchain import (
+    model_for,
+    provider_for,
+    repair_report,
+    validate_messages,
+)
+
+# --- the model id and the host ------------------------------------------------------
+
+
+def test_model_id_is_read_off_each_chat_model_as_written() -> None:
+    """ChatAnthropic keeps it in ``model``, ChatOpenAI in ``model_name``; a bound chain
+    answers for the model it wraps, and a model bound with ``.bind(model=...)`` wins as it
+    does on the wire. A provider name or nothing names no model."""
+    claude = ChatAnthropic(model="claude-sonnet-4-5", api_key="x")
+    assert model_for(claude) == "claude-sonnet-4-5"
+    assert model_for(claude.bind_tools([])) == "claude-sonnet-4-5"
+    gpt = ChatOpenAI(model="gpt-4o-mini", api_key="x")
+    assert model_for(gpt) == "gpt-4o-mini"
+    assert model_for(gpt.bind(model="gpt-4.1")) == "gpt-4.1"
+    assert model_for("anthropic") is None
+    assert model_for(None) is None
+
+
+def test_openai_classes_keep_their_profiles_off_deepseek() -> None:
+    assert provider_for(ChatOpenAI(model="gpt-4o", api_key="x")) == "openai"
+    assert provider_for(ChatOpenAI(model="gpt-4o", api_key="x", use_responses_api=True)) == (
+        "openai-responses"
+    )
+    other = ChatOpenAI(model="x", api_key="x", base_url="https://api.deepseek.com.evil.example")
+    assert provider_for(other) == "openai"
+
+
+def test_chat_openai_at_a_deepseek_base_url_is_deepseek() -> None:
+    """The base URL is where ChatOpenAI sends its requests: DeepSeek's host is held to
+    DeepSeek's rules, its Responses endpoint to those of DeepSeek's Responses."""
+    chat = ChatOpenAI(model="deepseek-chat", api_key="x", base_url="https://api.deepseek.com/v1")
+    assert provider_for(chat) == "deepseek"
+    assert model_for(chat) == "deepseek-chat"
+    responses = ChatOpenAI(
+        model="deepseek-chat",
+        api_key="x",
+        base_url="https://api.deepseek.com",
+        use_responses_api=True,
+    )
+    assert provider_for(responses) == "deepseek-responses"
+
+
+def test_chat_deepseek_is_deepseek_at_its_own_host_only() -> None:
+    deepseek = pytest.importorskip("langchain_deepseek")
+    model = deepseek.ChatDeepSeek(model="deepseek-reasoner", api_key="x")
+    assert provider_for(model) == "deepseek"
+    assert model_for(model) == "deepseek-reasoner"
+    # Pointed elsewhere (a gateway), it says nothing about DeepSeek's endpoint.
+    elsewhere = deepseek.ChatDeepSeek(
+        model="deepseek-chat", api_key="x", api_base="https://gateway.example/v1"
+    )
+    assert provider_for(elsewhere) == "openai"
+
+
+def _credentials() -> Any:
+    oauth = pytest.importorskip("google.oauth2.credentials")
+    return oauth.Credentials(token="test")
+
+
+def test_chat_google_generative_ai_is_vertex_only_with_vertexai() -> None:
+    genai = pytest.importorskip("langchain_google_genai")
+    api = genai.ChatGoogleGenerativeAI(model="gemini-2.5-pro", api_key="x")
+    assert provider_for(api) == "gemini"
+    assert model_for(api) == "gemini-2.5-pro"
+    vertex = genai.ChatGoogleGenerativeAI(
+        model="gemini-3-pro-preview",
+        vertexai=True,
+        project="p",
+        location="us-central1",
+        credentials=_credentials(),
+    )
+    assert provider_for(vertex) == "vertex"
+    assert model_for(vertex) == "gemini-3-pro-preview"
+
+
+def test_vertex_classes() -> None:
+    """ChatVertexAI always talks to Vertex AI; ChatAnthropicVertex is Claude there, held
+    to Anthropic's rules (Vertex passes Anthropic's errors through verbatim)."""
+    vertexai = pytest.importorskip("langchain_google_vertexai")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gemini = vertexai.ChatVertexAI(
+            model="gemini-2.5-flash",
+            project="p",
+            location="us-central1",
+            credentials=_credentials(),
+        )
+    assert provider_for(gemini) == "vertex"
+    assert model_for(gemini) == "gemini-2.5-flash"
+    from langchain_google_vertexai.model_garden import ChatAnthropicVertex
+
+    claude = ChatAnthropicVertex(
+        model_name="claude-sonnet-4-5@20250929",
+        project="p",
+        location="us-east5",
+        credentials=_credentials(),
+    )
+    assert provider_for(claude) == "anthropic"
+    assert model_for(claude) == "claude-sonnet-4-5@20250929"
+
+
+# --- Anthropic-native result blocks ----------------------------------------------------
+
+
+def _tool_use(call_id: str, text: str = "checking") -> AIMessage:
+    return AIMessage(
+        [
+            {"type": "text", "text": text},
+            {"type": "tool_use", "id": call_id, "name": "weather", "input": {"city": "SF"}},
+        ]
+    )
+
+
+def _tool_result(call_id: str, content: str = "sunny", *extra: Any) -> HumanMessage:
+    return HumanMessage(
+        [{"type": "tool_result", "tool_use_id": call_id, "content": content}, *extra]
+    )
+
+
+def _native_history(call_id: str = "toolu_01") -> list[BaseMessage]:
+    return [
+        human("weather in SF?"),
+        _tool_use(call_id),
+        _tool_result(call_id),
+        AIMessage("It is sunny."),
+        human("thanks"),
+    ]
+
+
+def _anthropic_verdict(wire: Wire, messages: list[BaseMessage]) -> list[toolpair.Violation]:
+    body = wire.send(wire.anthropic(), messages)
+    return toolpair.validate(body, "anthropic", model=body["model"])
+
+
+def test_native_result_answers_its_call_and_nothing_is_changed(wire: Wire) -> None:
+    """A tool_use answered by a tool_result block in a HumanMessage is what ChatAnthropic
+    sends and Anthropic takes: validate agrees, and repair hands back the very objects."""
+    history = _native_history()
+    model = wire.anthropic()
+    assert _anthropic_verdict(wire, history) == []
+    assert validate_messages(history, model) == []
+    result = repair_report(history, model)
+    assert result.fixes == []
+    assert all(a is b for a, b in zip(result.messages, history, strict=True))
+    # The body sent for the repaired history is the body sent for the original.
+    assert wire.send(model, result.messages) == wire.send(model, history)
+
+
+def test_native_result_is_renamed_with_its_call(wire: Wire) -> None:
+    """An id Anthropic refuses is rewritten on both halves, in the messages themselves,
+    so the request pairs whatever the formatter then does with ids; a synthetic result
+    would leave the native one answering nothing."""
+    history = _native_history("call.01/x")
+    model = wire.anthropic()
+    assert [v.code for v in validate_messages(history, model)] == ["anthropic.invalid_tool_use_id"]
+    result = repair_report(history, model)
+    kinds = [f.kind for f in result.fixes]
+    assert "id_rewritten" in kinds and "synthetic_result" not in kinds
+    assert len(result.messages) == len(history)
+    call_msg, answer = result.messages[1], result.messages[2]
+    new_id = call_msg.content[1]["id"]
+    assert new_id != "call.01/x"
+    assert answer.content == [{"type": "tool_result", "tool_use_id": new_id, "content": "sunny"}]
+    assert result.id_map == {new_id: "call.01/x"}
+    assert validate_messages(result.messages, model) == []
+    assert _anthropic_verdict(wire, list(result.messages)) == []
+    # The input is untouched.
+    assert history[2].content[0]["tool_use_id"] == "call.01/x"
+
+
+def test_native_result_moved_home_travels_as_the_same_block(wire: Wire) -> None:
+    """A native result sent after a user message is moved right after its call, as the
+    block it was (no ToolMessage stands in for it), and the wire then pairs."""
+    history = [
+        human("weather in SF?"),
+        _tool_use("toolu_01"),
+        human("still there?"),
+        _tool_result("toolu_01"),
+        human("go on"),
+    ]
+    model = wire.anthropic()
+    assert _anthropic_verdict(wire, history) != []
+    result = repair_report(history, model)
+    assert not any(f.kind == "synthetic_result" for f in result.fixes)
+    assert _anthropic_verdict(wire, list(result.messages)) == []
+    moved = [m for m in result.messages if isinstance(m, HumanMessage)]
+    block = history[3].content[0]
+    assert any(isinstance(m.content, list) and m.content[0] is block for m in moved)
+    assert not any(isinstance(m, ToolMessage) for m in result.messages)
+
+
+def test_native_and_tool_message_results_mix(wire: Wire) -> None:
+    """A dangling call gets a synthetic ToolMessage beside a call answered natively; the
+    native result and the text after it in the same message are all kept."""
+    history = [
+        human("weather?"),
+        AIMessage(
+            [
+                {"type": "tool_use", "id": "toolu_a", "name": "weather", "input": {}},
+                {"type": "tool_use", "id": "toolu_b", "name": "weather", "input": {}},
+            ]
+        ),
+        _tool_result("toolu_a", "rain", {"type": "text", "text": "and hurry"}),
+    ]
+    model = wire.anthropic()
+    assert _anthropic_verdict(wire, history) != []
+    result = repair_report(history, model)
+    assert [f.kind for f in result.fixes].count("synthetic_result") == 1
+    assert _anthropic_verdict(wire, list(result.messages)) == []
+    sent = wire.bodies[-1]["messages"][-1]["content"]
+    assert {"type": "text", "text": "and hurry"} in sent
+    assert [b.get("tool_use_id") for b in sent if b["type"] == "tool_result"] == [
+        "toolu_a",
+        "toolu_b",
+    ]
+
+
+def test_native_result_stays_opaque_for_openai() -> None:
+    """langchain-openai sends a tool_result block as an unknown user content part: it
+    answers nothing there, so for OpenAI it is not read as a result."""
+    history = _native_history()
+    model = ChatOpenAI(model="gpt-4o", api_key="x")
+    assert repair_report(history, model).fixes == []
+
+
+# --- do no harm -------------------------------------------------------------------------
+
+NATIVE_IDS = ["toolu_a", "toolu_b", "call.c"]
+
+
+@st.composite
+def native_histories(draw: Any) -> list[BaseMessage]:
+    """Histories mixing native tool_use/tool_result blocks with tool_calls/ToolMessages,
+    ending on a user turn."""
+    out: list[BaseMessage] = [human("q")]
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["native", "native", "calls", "text"]))
+        if kind == "native":
+            ids = draw(st.lists(st.sampled_from(NATIVE_IDS), min_size=1, max_size=2, unique=True))
+            out.append(
+                AIMessage(
+                    [{"type": "tool_use", "id": i, "name": "weather", "input": {}} for i in ids]
+                )
+            )
+            answered = draw(st.lists(st.sampled_from(ids), max_size=len(ids), unique=True))
+            blocks: list[Any] = [
+                {"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in answered
+            ]
+            if draw(st.booleans()):
+                blocks.append({"type": "text", "text": "more"})
+            if blocks:
+                out.append(HumanMessage(blocks))
+        elif kind == "calls":
+            ids = draw(st.lists(st.sampled_from(["c1", "c2"]), min_size=1, max_size=2, unique=True))
+            out.append(ai(*ids))
+            out.extend(tool(i) for i in draw(st.permutations(ids)))
+        else:
+            out.append(AIMessage("done"))
+            out.append(human("next"))
+    if not isinstance(out[-1], HumanMessage) or out[-1].content == []:
+        out.append(human("go"))
+    return out
+
+
+ALL_HISTORIES = st.one_of(histories(), mostly_valid(), native_histories())
+
+
+def _wire_verdict(provider: str, body: dict[str, Any]) -> list[toolpair.Violation]:
+    # The format is the provider's own: an OpenAI body carrying a passed-through
+    # tool_result content part is still an OpenAI body.
+    return toolpair.validate(body, provider, model=body["model"], format=provider)
+
+
+def _send(wire: Wire, model: Any, messages: list[BaseMessage]) -> dict[str, Any] | None:
+    try:
+        return wire.send(model, messages)
+    except Exception:
+        return None  # the framework refuses to build a request: nothing was sent
+
+
+@pytest.mark.parametrize("provider", sorted(MODELS))
+@PROPERTY
+@given(history=ALL_HISTORIES)
+def test_repair_leaves_what_validate_accepts(provider: str, history: list[BaseMessage]) -> None:
+    model = MODELS[provider](Wire())
+    if validate_messages(history, model):
+        return
+    result = repair_report(history, model)
+    assert result.fixes == []
+    assert len(result.messages) == len(history)
+    assert all(a is b for a, b in zip(result.messages, history, strict=True))
+
+
+@pytest.mark.parametrize("provider", sorted(MODELS))
+@PROPERTY
+@given(history=ALL_HISTORIES)
+def test_repair_never_breaks_an_accepted_body(provider: str, history: list[BaseMessage]) -> None:
+    """Judged on the bodies the real provider package sends, with the model it names."""
+    wire = Wire()
+    model = MODELS[provider](wire)
+    body = _send(wire, model, history)
+    assume(body is not None)
+    assert body is not None
+    assume(_wire_verdict(provider, body) == [])
+    fixed = list(repair_report(history, model).messages)
+    assert _wire_verdict(provider, wire.send(model, fixed)) == []
+
+
+@PROPERTY
+@given(history=native_histories())
+def test_repaired_native_history_is_accepted_by_anthropic(history: list[BaseMessage]) -> None:
+    """Whatever the pairing of native blocks, the repaired history's body pairs."""
+    wire = Wire()
+    model = wire.anthropic()
+    assume(_send(wire, model, history) is not None)
+    fixed = list(repair_report(history, model).messages)
+    assert _wire_verdict("anthropic", wire.send(model, fixed)) == []
