@@ -98,19 +98,17 @@ def _uses_vertex(model: Any) -> bool:
 def provider_for(model: Any) -> str:
     """The toolpair provider whose rules ``model``'s requests must follow (``model`` may
     also be a model class). ``Gemini(vertexai=True)`` is "vertex"; agno's ``DeepSeek``
-    and any OpenAI-format class whose ``base_url`` is DeepSeek's are "deepseek" (or
+    (and any OpenAI-format class) whose ``base_url`` is DeepSeek's is "deepseek" (or
     "deepseek-responses" for the Responses class)."""
     provider = _base_provider(model)
     if isinstance(model, type):
         return provider
     if provider == "gemini" and _uses_vertex(model):
         return "vertex"
-    if provider in _DEEPSEEK:
-        names = {cls.__name__ for cls in type(model).__mro__}
-        if (
-            "DeepSeek" in names and type(model).__module__.startswith("agno.models.deepseek")
-        ) or _is_deepseek_url(getattr(model, "base_url", None)):
-            return _DEEPSEEK[provider]
+    if provider in _DEEPSEEK and _is_deepseek_url(getattr(model, "base_url", None)):
+        # agno's DeepSeek class is an OpenAI-format class whose base_url is DeepSeek's;
+        # pointed elsewhere (a gateway) it says nothing about DeepSeek's endpoint.
+        return _DEEPSEEK[provider]
     return provider
 
 

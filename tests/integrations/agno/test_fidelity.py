@@ -1,0 +1,140 @@
+"""Provider fidelity for agno: the model id and host read off the real model classes,
+and do no harm (repair leaves alone what validate accepts, and the patch never makes a
+request body the provider accepts one it refuses), judged on the bodies the real
+formatters send."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from _agno_harness import MODELS, PROVIDERS, Capture, tools
+from agno.agent import Agent
+from agno.models.message import Message
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from test_agno_property import histories
+
+import toolpair
+from toolpair.integrations import agno as tp_agno
+
+# --- the model id and the host ------------------------------------------------------
+
+
+def test_model_id_is_the_model_id_as_written() -> None:
+    """agno keeps the id a request names in ``Model.id``: a Bedrock id keeps its geo
+    prefix (the core parses it); a model class names no model."""
+    from agno.models.aws import AwsBedrock
+
+    bedrock = AwsBedrock(id="us.anthropic.claude-3-5-haiku-20241022-v1:0", aws_region="us-east-1")
+    assert tp_agno.provider_for(bedrock) == "bedrock"
+    assert tp_agno.model_for(bedrock) == "us.anthropic.claude-3-5-haiku-20241022-v1:0"
+    assert tp_agno.model_for(MODELS["anthropic"](Capture())) == "claude-sonnet-4-5"
+    assert tp_agno.model_for(AwsBedrock) is None
+
+
+def test_gemini_on_vertex_is_vertex(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agno.models.google import Gemini
+
+    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    assert tp_agno.provider_for(Gemini(id="gemini-2.5-pro", api_key="k")) == "gemini"
+    vertex = Gemini(
+        id="gemini-3-pro-preview", vertexai=True, project_id="p", location="us-central1"
+    )
+    assert tp_agno.provider_for(vertex) == "vertex"
+    assert tp_agno.model_for(vertex) == "gemini-3-pro-preview"
+    # The google-genai switch agno itself reads when it builds its client.
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+    assert tp_agno.provider_for(Gemini(id="gemini-2.5-pro")) == "vertex"
+
+
+def test_claude_on_vertex_stays_anthropic() -> None:
+    """Claude on Vertex AI passes Anthropic's own errors through: Anthropic's rules."""
+    from agno.models.vertexai.claude import Claude as VertexClaude
+
+    model = VertexClaude(id="claude-sonnet-4-5@20250929")
+    assert tp_agno.provider_for(model) == "anthropic"
+    assert tp_agno.model_for(model) == "claude-sonnet-4-5@20250929"
+
+
+def test_deepseek_is_deepseek_at_its_own_host() -> None:
+    from agno.models.deepseek import DeepSeek
+    from agno.models.openai import OpenAIChat, OpenAIResponses
+
+    model = DeepSeek(id="deepseek-reasoner", api_key="k")
+    assert tp_agno.provider_for(model) == "deepseek"
+    assert tp_agno.model_for(model) == "deepseek-reasoner"
+    url = "https://api.deepseek.com/v1"
+    assert tp_agno.provider_for(OpenAIChat(id="deepseek-chat", base_url=url)) == "deepseek"
+    responses = OpenAIResponses(id="deepseek-chat", base_url=url)
+    assert tp_agno.provider_for(responses) == "deepseek-responses"
+    # A gateway in front of it says nothing about DeepSeek's endpoint.
+    gateway = DeepSeek(id="deepseek-chat", api_key="k", base_url="https://gateway.example/v1")
+    assert tp_agno.provider_for(gateway) == "openai"
+    assert tp_agno.provider_for(OpenAIChat(id="gpt-4o")) == "openai"
+
+
+# --- do no harm -------------------------------------------------------------------------
+
+_settings = settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+
+
+@st.composite
+def answered(draw: st.DrawFn) -> list[Message]:
+    """Histories whose every call is answered right after it, so that accepted bodies
+    are common."""
+    out: list[Message] = []
+    for t in range(draw(st.integers(1, 3))):
+        out.append(Message(role="user", content=f"question {t}"))
+        ids = [f"fc_{t}{j}" for j in range(draw(st.integers(0, 2)))]
+        if ids:
+            calls = [
+                {
+                    "id": i,
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                }
+                for i in ids
+            ]
+            out.append(Message(role="assistant", content="Checking.", tool_calls=calls))
+            out.extend(
+                Message(role="tool", tool_call_id=i, tool_name="get_weather", content="sunny")
+                for i in draw(st.permutations(ids))
+            )
+        out.append(Message(role="assistant", content=f"answer {t}"))
+    out.append(Message(role="user", content="And now?"))
+    return out
+
+
+ANY_HISTORY = st.one_of(histories(), answered())
+
+
+def _body(provider: str, history: list[Message]) -> tuple[dict[str, Any], str | None]:
+    capture = Capture()
+    model = MODELS[provider](capture)
+    Agent(model=model, tools=tools(), telemetry=False).run(input=history)
+    return capture.last, tp_agno.model_for(model)
+
+
+@_settings
+@given(history=ANY_HISTORY, provider=st.sampled_from(PROVIDERS))
+def test_repair_leaves_what_validate_accepts(history: list[Message], provider: str) -> None:
+    model = tp_agno.model_for(MODELS[provider](Capture()))
+    if tp_agno.validate_messages(history, provider, model=model):
+        return
+    assert tp_agno.repair_messages(history, provider, model=model) is history
+
+
+@_settings
+@given(history=ANY_HISTORY, provider=st.sampled_from(PROVIDERS))
+def test_patch_never_breaks_an_accepted_body(history: list[Message], provider: str) -> None:
+    tp_agno.unpatch()
+    before, model = _body(provider, history)
+    assume(toolpair.validate(before, provider, model=model) == [])
+    with tp_agno.patched():
+        after, _ = _body(provider, history)
+    assert toolpair.validate(after, provider, model=model) == []
