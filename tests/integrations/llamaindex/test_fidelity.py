@@ -1,0 +1,167 @@
+"""Provider fidelity for LlamaIndex: the model id and host read off the real LLM
+classes, and do no harm (repair leaves alone what validate accepts, and never makes a
+request body the provider accepts one it refuses), judged on the bodies the real LLMs
+send.
+
+A LlamaIndex ChatMessage holds typed blocks only, and the Anthropic LLM builds
+``tool_result`` blocks from ``tool`` messages alone, so no Anthropic-native result can
+ride in a user message here: that case has no equivalent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from li_history import calls, result, say, user
+from li_wire import FakeAnthropic, FakeOpenAI, accept_all, anthropic_llm, openai_llm
+from llama_index.core.base.llms.types import ChatMessage
+from test_li_property import histories
+
+import toolpair
+from toolpair.integrations.llamaindex import (
+    GuardedLLM,
+    guard,
+    model_for,
+    provider_for,
+    repair_messages,
+    validate_messages,
+)
+
+# --- the model id and the host ------------------------------------------------------
+
+
+def test_model_id_is_the_llm_model_field() -> None:
+    llm = anthropic_llm(FakeAnthropic([], check=accept_all))
+    assert provider_for(llm) == "anthropic"
+    assert model_for(llm) == "claude-sonnet-4-5"
+    guarded = GuardedLLM(llm=llm)
+    assert (guarded.provider, guarded.model) == ("anthropic", "claude-sonnet-4-5")
+    # A GuardedLLM answers for what it wraps, and an explicit model wins.
+    assert (provider_for(guarded), model_for(guarded)) == ("anthropic", "claude-sonnet-4-5")
+    assert guard(llm, model="claude-opus-4-1").model == "claude-opus-4-1"
+    assert model_for(openai_llm(FakeOpenAI([], check=accept_all))) == "gpt-4o"
+
+
+def test_openai_at_deepseek_api_base_is_deepseek() -> None:
+    from llama_index.llms.openai import OpenAI, OpenAIResponses
+
+    base = "https://api.deepseek.com/v1"
+    assert provider_for(OpenAI(model="deepseek-chat", api_key="k", api_base=base)) == "deepseek"
+    responses = OpenAIResponses(model="deepseek-chat", api_key="k", api_base=base)
+    assert provider_for(responses) == "deepseek-responses"
+    assert provider_for(OpenAI(model="gpt-4o", api_key="k")) == "openai"
+
+
+def test_deepseek_llm_is_deepseek() -> None:
+    deepseek = pytest.importorskip("llama_index.llms.deepseek")
+    llm = deepseek.DeepSeek(model="deepseek-reasoner", api_key="k")
+    assert provider_for(llm) == "deepseek"
+    assert model_for(llm) == "deepseek-reasoner"
+
+
+def _credentials() -> Any:
+    oauth = pytest.importorskip("google.oauth2.credentials")
+    return oauth.Credentials(token="test")
+
+
+def test_google_genai_is_vertex_only_with_a_vertex_client(monkeypatch: Any) -> None:
+    genai = pytest.importorskip("llama_index.llms.google_genai")
+    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    # max_tokens and context_window given: the LLM asks no server for model metadata.
+    sizes = {"max_tokens": 100, "context_window": 1000}
+    api = genai.GoogleGenAI(model="gemini-2.5-pro", api_key="k", **sizes)
+    assert provider_for(api) == "gemini"
+    assert model_for(api) == "gemini-2.5-pro"
+    config = {"project": "p", "location": "us-central1", "credentials": _credentials()}
+    vertex = genai.GoogleGenAI(model="gemini-3-pro-preview", vertexai_config=config, **sizes)
+    assert provider_for(vertex) == "vertex"
+    assert model_for(vertex) == "gemini-3-pro-preview"
+
+
+def test_vertex_llm_is_vertex() -> None:
+    vertex = pytest.importorskip("llama_index.llms.vertex")
+    with pytest.warns(Warning):  # the class is deprecated in favour of GoogleGenAI
+        llm = vertex.Vertex(
+            model="gemini-2.5-pro", project="p", location="us-central1", credentials=_credentials()
+        )
+    assert provider_for(llm) == "vertex"
+    assert model_for(llm) == "gemini-2.5-pro"
+
+
+# --- do no harm -------------------------------------------------------------------------
+
+SETTINGS = settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+
+_SERVERS: dict[str, Any] = {
+    "anthropic": FakeAnthropic([], check=accept_all),
+    "openai": FakeOpenAI([], check=accept_all),
+}
+_LLMS: dict[str, Any] = {
+    "anthropic": anthropic_llm(_SERVERS["anthropic"]),
+    "openai": openai_llm(_SERVERS["openai"]),
+}
+
+
+@st.composite
+def answered(draw: st.DrawFn) -> list[ChatMessage]:
+    """Histories whose every call is answered right after it, so that accepted bodies
+    are common."""
+    out: list[ChatMessage] = [user("question")]
+    n = 0
+    for _ in range(draw(st.integers(1, 3))):
+        ids = [f"toolu_{n + i}" for i in range(draw(st.integers(0, 2)))]
+        n += len(ids)
+        if ids:
+            out.append(calls(*ids, text="calling" if draw(st.booleans()) else ""))
+            out.extend(result(i) for i in draw(st.permutations(ids)))
+        out.append(say("answer"))
+        out.append(user("next"))
+    return out
+
+
+ANY_HISTORY = st.one_of(histories, answered())
+
+
+def _sent(provider: str, history: list[ChatMessage]) -> dict[str, Any]:
+    server = _SERVERS[provider]
+    server.bodies.clear()
+    _LLMS[provider].chat(history)
+    (body,) = server.bodies
+    return body
+
+
+@pytest.mark.parametrize("provider", sorted(_LLMS))
+@SETTINGS
+@given(history=ANY_HISTORY)
+def test_repair_leaves_what_validate_accepts(provider: str, history: list[ChatMessage]) -> None:
+    model = model_for(_LLMS[provider])
+    if validate_messages(history, provider, model=model):
+        return
+    repaired = repair_messages(history, provider, model=model)
+    assert repaired.fixes == []
+    assert all(a is b for a, b in zip(repaired.messages, history, strict=True))
+
+
+@pytest.mark.parametrize("provider", sorted(_LLMS))
+@SETTINGS
+@given(history=ANY_HISTORY)
+def test_guard_never_breaks_an_accepted_body(provider: str, history: list[ChatMessage]) -> None:
+    """The GuardedLLM around the same LLM, with the provider and model it reads off it."""
+    llm = _LLMS[provider]
+    model = model_for(llm)
+    before = _sent(provider, history)
+    assume(toolpair.validate(before, provider, model=model) == [])
+    guarded = GuardedLLM(llm=llm)
+    assert guarded.model == model
+    server = _SERVERS[provider]
+    server.bodies.clear()
+    guarded.chat(history)
+    (after,) = server.bodies
+    assert toolpair.validate(after, provider, model=model) == []
