@@ -308,6 +308,8 @@ class _Mistral(Bedrock):
     id_max = 9
     invalid_id_text = M1
     new_id = Mistral.new_id
+    # Stricter ids than the strict profile's no-op checker knows.
+    fast_path = False
 
 
 FAMILIES: dict[str, Profile] = {

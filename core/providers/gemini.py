@@ -132,7 +132,8 @@ class Gemini(Profile):
     def for_model(self, model: str) -> Profile:
         from toolpair.providers._models import gemini_family
 
-        return _specialised(type(self), gemini_family(model))
+        family = gemini_family(model)
+        return self if family is None else _specialised(type(self), family)
 
 
 def unsigned_steps(ts: Sequence[Turn]) -> list[Item]:
@@ -165,7 +166,7 @@ def _specialised(base: type[Gemini], family: str) -> Profile:
         attrs = {"signatures_once_issued": True, "fast_path": False}
         cls = type(base.__name__ + "25", (base,), attrs)
     else:
-        cls = base
+        raise ValueError(f"unknown Gemini family {family!r}")
     prof = _CACHE[key] = cls()
     return prof
 
