@@ -5,7 +5,6 @@ reasoning items must sit directly before the item they produced."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from toolpair._model import Message, Violation
 from toolpair._view import Item, flat, pid

@@ -72,8 +72,15 @@ CASES = [
     Case(
         "R3 parallel calls after one reasoning item",
         "openai-responses",
-        [RU("q"), rs("rs_1"), fc("c1", "fc_1"), RA("x", "msg_1"), fc("c2", "fc_2")]
-        + [fco("c1"), fco("c2")],
+        [
+            RU("q"),
+            rs("rs_1"),
+            fc("c1", "fc_1"),
+            RA("x", "msg_1"),
+            fc("c2", "fc_2"),
+            fco("c1"),
+            fco("c2"),
+        ],
         [RU("q"), rs("rs_1"), fc("c1", "fc_1"), fc("c2", "fc_2"), fco("c1"), fco("c2")],
         "openai-responses.call_without_reasoning",
         4,
@@ -121,10 +128,20 @@ CASES = [
     Case(
         "G5 Gemini 3: the first call of each step needs its signature",
         "gemini",
-        [GU(g_txt("q")), GM(g_call("a", sig="s1")), GU(g_res("a")), GM(g_call("b"))]
-        + [GU(g_res("b"))],
-        [GU(g_txt("q")), GM(g_call("a", sig="s1")), GU(g_res("a")), GM(g_call("b", sig="s2"))]
-        + [GU(g_res("b"))],
+        [
+            GU(g_txt("q")),
+            GM(g_call("a", sig="s1")),
+            GU(g_res("a")),
+            GM(g_call("b")),
+            GU(g_res("b")),
+        ],
+        [
+            GU(g_txt("q")),
+            GM(g_call("a", sig="s1")),
+            GU(g_res("a")),
+            GM(g_call("b", sig="s2")),
+            GU(g_res("b")),
+        ],
         "gemini.missing_thought_signature",
         3,
         ("b",),
