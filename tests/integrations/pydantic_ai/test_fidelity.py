@@ -165,12 +165,12 @@ def _send(model: Any, history: list[ModelMessage]) -> None:
     asyncio.run(direct.model_request(model, history))
 
 
-def _verdict(provider: str, body: dict[str, Any]) -> list[toolpair.Violation]:
+def _verdict(provider: str, body: dict[str, Any], model: str | None) -> list[toolpair.Violation]:
     # The requests carry no tools, so Bedrock's toolConfig rule (about the request, not
     # the history) is left out, as in test_pai_property.
     return [
         v
-        for v in toolpair.validate(body, provider, model=body.get("model") or body.get("modelId"))
+        for v in toolpair.validate(body, provider, model=model)
         if v.code != "bedrock.missing_tool_config"
     ]
 
@@ -198,7 +198,48 @@ def test_repair_never_breaks_an_accepted_body(provider: str, history: list[Model
         _send(model, history)
     except Exception:
         assume(False)  # pydantic-ai refuses to build this request: nothing was sent
-    assume(_verdict(provider, capture.last) == [])
-    fixed = repair(history, provider_for(model), model=model_for(model)).messages
+    name = model_for(model)
+    assume(_verdict(provider, capture.last, name) == [])
+    fixed = repair(history, provider_for(model), model=name).messages
     _send(model, list(fixed))
-    assert _verdict(provider, capture.last) == []
+    assert _verdict(provider, capture.last, name) == []
+
+
+# --- the model reaches the core ------------------------------------------------------
+
+
+def _text_beside_call() -> list[ModelMessage]:
+    """Text beside a tool call in one response: Claude on Bedrock takes it, Llama and
+    Mistral there refuse it (and so does the strict profile of an unknown model)."""
+    return [
+        req(user("weather?")),
+        res(TextPart("let me check"), call("t1")),
+        req(ret("t1")),
+        res(TextPart("sunny")),
+        req(user("thanks")),
+    ]
+
+
+def _converse_turn(body: dict[str, Any]) -> list[str]:
+    return [next(iter(block)) for block in body["messages"][1]["content"]]
+
+
+def test_bedrock_claude_id_keeps_text_beside_its_tool_use() -> None:
+    """The guard reads the Bedrock id off the model: Claude's own rules leave the turn
+    as it is, and its body passes for that model; an explicit Llama id splits it."""
+    from pydantic_ai import Agent
+
+    from toolpair.integrations.pydantic_ai import RepairGuard, model_request_sync
+
+    capture = Capture()
+    bedrock = WIRE_MODELS["bedrock"](capture)
+    history = _text_beside_call()
+    Agent(bedrock, capabilities=[RepairGuard()]).run_sync(
+        "and tomorrow?", message_history=history[:-1]
+    )
+    assert _converse_turn(capture.last) == ["text", "toolUse"]
+    assert _verdict("bedrock", capture.last, model_for(bedrock)) == []
+    model_request_sync(bedrock, history, model_id="us.meta.llama3-3-70b-instruct-v1:0")
+    assert _converse_turn(capture.last) == ["text"]
+    llama = "us.meta.llama3-3-70b-instruct-v1:0"
+    assert _verdict("bedrock", capture.last, llama) == []
