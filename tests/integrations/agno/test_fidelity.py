@@ -138,3 +138,46 @@ def test_patch_never_breaks_an_accepted_body(history: list[Message], provider: s
     with tp_agno.patched():
         after, _ = _body(provider, history)
     assert toolpair.validate(after, provider, model=model) == []
+
+
+# --- the model reaches the core ------------------------------------------------------
+
+
+def _text_beside_call() -> list[Message]:
+    """Text beside a tool call in one assistant message: Claude on Bedrock takes it,
+    Llama and Mistral there refuse it (and so does the strict profile of an unknown
+    model)."""
+    calls = [
+        {
+            "id": "tooluse_1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+        }
+    ]
+    return [
+        Message(role="user", content="weather?"),
+        Message(role="assistant", content="Let me check.", tool_calls=calls),
+        Message(role="tool", tool_call_id="tooluse_1", tool_name="get_weather", content="sunny"),
+        Message(role="assistant", content="Sunny."),
+        Message(role="user", content="thanks"),
+    ]
+
+
+def test_patch_reads_the_bedrock_id_off_the_model() -> None:
+    """For a Claude-on-Bedrock model the patch leaves this history alone (Claude's own
+    rules take text beside a tool use), so the request is the one agno sends unpatched;
+    the same history repaired for a Llama id has its text split from the tool use."""
+    history = _text_beside_call()
+    tp_agno.unpatch()
+    unpatched, model = _body("bedrock", history)
+    with tp_agno.patched():
+        patched, _ = _body("bedrock", history)
+    assert model == "anthropic.claude-3-5-sonnet-20240620-v1:0"
+    assert tp_agno.validate_messages(history, "bedrock", model=model) == []
+    assert patched == unpatched
+    assert toolpair.validate(patched, "bedrock", model=model) == []
+    llama = "us.meta.llama3-3-70b-instruct-v1:0"
+    assert tp_agno.validate_messages(history, "bedrock", model=llama) != []
+    split = tp_agno.repair_messages(history, "bedrock", model=llama)
+    assert split is not history
+    assert tp_agno.validate_messages(split, "bedrock", model=llama) == []
