@@ -138,6 +138,10 @@ def _response_block(part: Any, index: int) -> Block:
     return Block("other", part, sub=str(kind))
 
 
+#: The `Block.item_id` of a call GoogleModel sends with a thought signature.
+SIGNED = "thought_signature"
+
+
 class PydanticAICodec:
     """Reads and writes ``list[ModelMessage]``.
 
@@ -152,8 +156,12 @@ class PydanticAICodec:
     name = "pydantic-ai"
     shape: Shape = "blocks"
 
-    def __init__(self) -> None:
+    def __init__(self, *, signs_first_call: bool = False) -> None:
         self._call_times: dict[int, tuple[Callable[[], Any], datetime]] = {}
+        #: GoogleModel sends the first call of every response with a thought signature,
+        #: its own or Google's documented bypass value: with this set (for Gemini and
+        #: Vertex), that call is read as signed, as it will be on the wire.
+        self.signs_first_call = signs_first_call
 
     def _remember(self, part: Any, when: datetime) -> None:
         key = id(part)
@@ -186,9 +194,13 @@ class PydanticAICodec:
                 out.append(Message("user", [_request_block(p, i) for p in parts], msg, i))
             elif isinstance(msg, ModelResponse):
                 blocks = [_response_block(p, i) for p in parts]
+                signed = not self.signs_first_call
                 for b in blocks:
                     if b.kind == "call":
                         self._remember(b.native, msg.timestamp)
+                        if not signed:
+                            b.item_id = SIGNED
+                            signed = True
                 out.append(Message("assistant", blocks, msg, i))
             else:
                 raise InvalidHistory(

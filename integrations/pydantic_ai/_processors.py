@@ -28,12 +28,21 @@ Processor = (
 )
 
 
+#: The profiles whose rules read Gemini thought signatures.
+_GEMINI = frozenset({"gemini", "vertex"})
+
+
+def codec_for(provider: str) -> PydanticAICodec:
+    """The codec reading a history as pydantic-ai's model class for ``provider`` sends it."""
+    return PydanticAICodec(signs_first_call=provider in _GEMINI)
+
+
 def validate(
     messages: Sequence[ModelMessage], provider: str = PORTABLE, *, model: str | None = None
 ) -> list[toolpair.Violation]:
     """What ``provider`` (serving ``model``, a model id) would reject in this history once
     pydantic-ai sends it as is."""
-    return toolpair.validate(list(messages), provider, model=model, format=PydanticAICodec())
+    return toolpair.validate(list(messages), provider, model=model, format=codec_for(provider))
 
 
 def repair(
@@ -51,7 +60,7 @@ def repair(
     repair did not touch is the very same object.
     """
     return toolpair.repair(
-        list(messages), provider, model=model, policy=policy, format=PydanticAICodec()
+        list(messages), provider, model=model, policy=policy, format=codec_for(provider)
     )
 
 
@@ -191,6 +200,7 @@ def trim_history(
 
     def trim_processor(ctx: RunContext[Any], messages: list[ModelMessage]) -> list[ModelMessage]:
         trim = _compaction_api("trim")
+        chosen = provider or provider_for(ctx.model)
         result = trim(
             messages,
             max_tokens,
@@ -198,9 +208,9 @@ def trim_history(
             strategy=strategy,
             keep_system=keep_system,
             keep_first_user=keep_first_user,
-            provider=provider or provider_for(ctx.model),
+            provider=chosen,
             model=model or model_for(ctx.model),
-            format=PydanticAICodec(),
+            format=codec_for(chosen),
         )
         compacted = result.messages if isinstance(result, Repaired) else result
         return _finish(ctx, messages, compacted, provider, model, policy)

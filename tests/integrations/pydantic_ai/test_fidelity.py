@@ -243,3 +243,54 @@ def test_bedrock_claude_id_keeps_text_beside_its_tool_use() -> None:
     assert _converse_turn(capture.last) == ["text"]
     llama = "us.meta.llama3-3-70b-instruct-v1:0"
     assert _verdict("bedrock", capture.last, llama) == []
+
+
+_GEMINI_REPLY = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
+    ],
+    "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+}
+
+
+def _gemini_model(name: str, bodies: list[dict[str, Any]]) -> GoogleModel:
+    """The real GoogleModel whose google-genai client sends through a mock transport."""
+    import json
+
+    import httpx
+    from google import genai
+    from google.genai import types
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=_GEMINI_REPLY)
+
+    transport = httpx.MockTransport(handler)
+    options = types.HttpOptions(
+        httpx_client=httpx.Client(transport=transport),
+        httpx_async_client=httpx.AsyncClient(transport=transport),
+    )
+    client = genai.Client(api_key="x", http_options=options)
+    return GoogleModel(name, provider=GoogleProvider(client=client))
+
+
+def test_gemini3_calls_are_signed_as_google_model_sends_them() -> None:
+    """Gemini 3 refuses a current-turn call without a thought signature, and GoogleModel
+    sends the first call of every response with one (its own or Google's bypass value):
+    read for that model, this history is accepted and left alone, as its body is."""
+    from pydantic_ai.messages import TextPart
+
+    bodies: list[dict[str, Any]] = []
+    gemini = _gemini_model("gemini-3-pro-preview", bodies)
+    history = [
+        req(user("weather?")),
+        res(TextPart("checking"), call("t1"), call("t2")),
+        req(ret("t1"), ret("t2")),
+    ]
+    provider, name = provider_for(gemini), model_for(gemini)
+    assert (provider, name) == ("gemini", "gemini-3-pro-preview")
+    assert validate(history, provider, model=name) == []
+    result = repair(history, provider, model=name)
+    assert result.fixes == [] and all(a is b for a, b in zip(result.messages, history, strict=True))
+    _send(gemini, history)
+    assert toolpair.validate(bodies[-1], provider, model=name) == []
