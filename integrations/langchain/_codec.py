@@ -71,6 +71,11 @@ _RESULT_BLOCK_PROVIDERS = frozenset({"", "anthropic", "bedrock", "portable"})
 #: The content block type of an Anthropic-native tool result, and its id key.
 _RESULT_BLOCK = "tool_result"
 _RESULT_ID = "tool_use_id"
+#: The profiles whose rules read Gemini thought signatures, where both Google chat
+#: models keep them (call id -> signature), and the `Block.item_id` of a signed call.
+_GEMINI = frozenset({"gemini", "vertex"})
+_SIGNATURES = "__gemini_function_call_thought_signatures__"
+SIGNED = "thought_signature"
 #: Sub-type of the ``other`` block standing for a content-resident copy of a call.
 _DUP = "call_copy"
 #: Sub-type of blank text: as an ``other`` block, text no formatter is held to (or not
@@ -182,8 +187,20 @@ class LangChainCodec:
     name = "langchain"
     shape: Shape = "chat"
 
-    def __init__(self, provider: str | None = None, *, invalid_calls_sent: bool = True) -> None:
+    def __init__(
+        self,
+        provider: str | None = None,
+        *,
+        invalid_calls_sent: bool = True,
+        signs_first_call: bool = False,
+    ) -> None:
         self.provider = provider
+        #: Gemini's rules read thought signatures: a call is signed where the message
+        #: keeps a signature for its id (both Google chat models replay those), or,
+        #: with ``signs_first_call`` (ChatGoogleGenerativeAI, which sends Google's
+        #: bypass value on a first call that has none), where it is a message's first.
+        self._gemini = provider in _GEMINI
+        self.signs_first_call = signs_first_call
         #: Whether the converter sends ``invalid_tool_calls`` as calls (langchain-anthropic
         #: before 1.7.x dropped them, so they needed no result).
         self.invalid_calls_sent = invalid_calls_sent
@@ -307,10 +324,17 @@ class LangChainCodec:
             for b in blocks
             if b.sub == _DUP and isinstance(b.native, Mapping)
         }
+        signed: Any = ()
+        if self._gemini:
+            kept = msg.additional_kwargs.get(_SIGNATURES)
+            signed = kept if isinstance(kept, Mapping) else ()
+        first = True
         for sub, call in calls:
             call_id = _call_id(call.get("id"), index)
             name = call.get("name")
             toolset = toolsets.get(call_id)
+            sign = self._gemini and ((first and self.signs_first_call) or call_id in signed)
+            first = False
             blocks.append(
                 Block(
                     "call",
@@ -319,6 +343,7 @@ class LangChainCodec:
                     name=name if isinstance(name, str) else None,
                     toolset=toolset if isinstance(toolset, str) else None,
                     sub=sub,
+                    item_id=SIGNED if sign else None,
                 )
             )
         return blocks

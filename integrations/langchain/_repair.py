@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
@@ -182,7 +183,21 @@ def codec_for(model: ProviderLike) -> LangChainCodec:
     if model is None or isinstance(model, str):
         return LangChainCodec(name)
     inner, _ = _unwrap(model)
-    return LangChainCodec(name, invalid_calls_sent=_sends_invalid_calls(inner))
+    return LangChainCodec(
+        name,
+        invalid_calls_sent=_sends_invalid_calls(inner),
+        signs_first_call=_signs_first_call(inner),
+    )
+
+
+def _signs_first_call(model: Any) -> bool:
+    """Whether ``model`` sends a call that has no thought signature with Google's bypass
+    value (ChatGoogleGenerativeAI does, from the release that defines it)."""
+    for cls in type(model).__mro__:
+        if cls.__name__ == "ChatGoogleGenerativeAI":
+            module = sys.modules.get(cls.__module__)
+            return hasattr(module, "SKIP_THOUGHT_SIGNATURE_VALIDATOR")
+    return False
 
 
 def _uses_responses(model: Any, kwargs: dict[str, Any]) -> bool:

@@ -5,9 +5,11 @@ request body one that is refused)."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -123,6 +125,59 @@ def test_vertex_classes() -> None:
     )
     assert provider_for(claude) == "anthropic"
     assert model_for(claude) == "claude-sonnet-4-5@20250929"
+
+
+_GEMINI_REPLY = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
+    ],
+    "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+}
+
+
+def test_gemini3_history_is_read_as_chat_google_generative_ai_sends_it() -> None:
+    """Gemini 3 refuses a current-turn call without a thought signature; the model id
+    read off ChatGoogleGenerativeAI selects that rule, and the class sends Google's
+    bypass value on a first call that has none, so the history is accepted and left
+    alone, as its body is."""
+    genai = pytest.importorskip("langchain_google_genai")
+    bodies: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=_GEMINI_REPLY)
+
+    model = genai.ChatGoogleGenerativeAI(
+        model="gemini-3-pro-preview",
+        api_key="x",
+        client_args={"transport": httpx.MockTransport(handler)},
+    )
+    history = [human("weather?"), ai("c1", "c2", text="checking"), tool("c1"), tool("c2")]
+    assert validate_messages(history, model) == []
+    result = repair_report(history, model)
+    assert result.fixes == []
+    assert all(a is b for a, b in zip(result.messages, history, strict=True))
+    model.invoke(history)
+    assert toolpair.validate(bodies[-1], "gemini", model="gemini-3-pro-preview") == []
+
+
+def test_gemini_signatures_kept_on_the_message_count() -> None:
+    """Both Google chat models replay the signatures an AIMessage keeps by call id; a
+    current-turn call without one is what Gemini 3 refuses (on Vertex, in its words)."""
+    signed = ai("c1", text="checking").model_copy(
+        update={
+            "additional_kwargs": {"__gemini_function_call_thought_signatures__": {"c1": "c2ln"}}
+        }
+    )
+    unsigned = ai("c1", text="checking")
+    for provider in ("gemini", "vertex"):
+        ok = [human("q"), signed, tool("c1")]
+        bad = [human("q"), unsigned, tool("c1")]
+        assert validate_messages(ok, provider, model="gemini-3-pro-preview") == []
+        found = validate_messages(bad, provider, model="gemini-3-pro-preview")
+        assert [v.code for v in found] == [f"{provider}.missing_thought_signature"]
+        # Gemini 2.5 asks for one only once a signature was issued.
+        assert validate_messages(bad, provider, model="gemini-2.5-flash") == []
 
 
 # --- Anthropic-native result blocks ----------------------------------------------------
