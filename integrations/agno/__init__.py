@@ -37,7 +37,7 @@ def validate_messages(
 ) -> list[Violation]:
     """What ``provider`` (serving ``model``, a model id) would reject in this agno
     history, read at the agno level."""
-    return toolpair.validate(list(messages), provider, model=model, format=AgnoCodec())
+    return toolpair.validate(list(messages), provider, model=model, format=AgnoCodec(provider))
 
 
 __all__ = [

@@ -8,6 +8,7 @@ repair done here reaches every model class.
 
 from __future__ import annotations
 
+import base64
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -91,7 +92,13 @@ def _media_blocks(msg: Any) -> list[Block]:
     return blocks
 
 
-def _call_block(tc: Any, index: int) -> Block:
+#: The profiles whose rules read Gemini thought signatures, and the `Block.item_id` of
+#: a call agno's Gemini formatter sends with one (``tool_call["thought_signature"]``).
+_GEMINI = frozenset({"gemini", "vertex"})
+SIGNED = "thought_signature"
+
+
+def _call_block(tc: Any, index: int, gemini: bool = False) -> Block:
     if not isinstance(tc, Mapping):
         raise InvalidHistory(f"tool_calls entry must be a dict, got {type(tc).__name__}", index)
     call_id = tc.get("id")
@@ -105,8 +112,16 @@ def _call_block(tc: Any, index: int) -> Block:
         tc,
         id=call_id,
         name=name if isinstance(name, str) else None,
-        item_id=secondary if isinstance(secondary, str) else None,
+        item_id=_secondary(tc, secondary, gemini),
     )
+
+
+def _secondary(tc: Mapping[str, Any], call_id: Any, gemini: bool) -> str | None:
+    # Gemini's rules read the secondary id as the call's thought signature; the others
+    # as its Responses call_id.
+    if gemini:
+        return SIGNED if tc.get("thought_signature") else None
+    return call_id if isinstance(call_id, str) else None
 
 
 class AgnoCodec:
@@ -120,10 +135,12 @@ class AgnoCodec:
     name = "agno"
     shape = "chat"
 
-    def __init__(self) -> None:
+    def __init__(self, provider: str | None = None) -> None:
         # new id -> id the call had, so `build` can rename the matching replayed
         # Anthropic content block instead of letting agno drop it as unknown.
         self._renamed: dict[str, str] = {}
+        #: For Gemini and Vertex a call's secondary id is its thought signature.
+        self._gemini = provider in _GEMINI
 
     def certainly_valid(
         self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
@@ -189,7 +206,7 @@ class AgnoCodec:
         if role == "assistant" and msg.tool_calls:
             if not isinstance(msg.tool_calls, list | tuple):
                 raise InvalidHistory("tool_calls must be a list", i)
-            blocks.extend(_call_block(tc, i) for tc in msg.tool_calls)
+            blocks.extend(_call_block(tc, i, self._gemini) for tc in msg.tool_calls)
         return Message(role, blocks, msg, i)
 
     def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
@@ -283,9 +300,17 @@ class AgnoCodec:
                 tc["call_id"] = new_id
             if isinstance(old, str):
                 self._renamed[new_id] = self._renamed.get(old, old)
-            return replace(block, native=tc, id=new_id, item_id=tc.get("call_id"))
+            item_id = _secondary(tc, tc.get("call_id"), self._gemini)
+            return replace(block, native=tc, id=new_id, item_id=item_id)
         native = block.native.model_copy(update={"tool_call_id": new_id})
         return replace(block, native=native, id=new_id)
+
+    def with_signature(self, block: Block, signature: str) -> Block:
+        """A copy of a call carrying ``signature`` as its thought signature, where agno
+        keeps one: base64 in ``tool_call["thought_signature"]``, which its Gemini
+        formatter decodes into the part's bytes."""
+        encoded = base64.b64encode(signature.encode("utf-8")).decode("ascii")
+        return replace(block, native={**block.native, "thought_signature": encoded}, item_id=SIGNED)
 
     def content_of(self, block: Block) -> Any:
         """A result's content as agno stores it (compaction reads it)."""

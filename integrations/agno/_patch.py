@@ -199,7 +199,8 @@ def repair_messages(
     # history bound elsewhere costs nothing but the codec's no-op check.
     formatter = _FORMATTER.get(provider, provider)
     fixed = _formatter_fixes(messages, formatter) if formatter in _MANGLING else messages
-    repaired = toolpair.repair(fixed, provider, model=model, policy=policy, format=AgnoCodec())
+    codec = AgnoCodec(provider)
+    repaired = toolpair.repair(fixed, provider, model=model, policy=policy, format=codec)
     out: list[AgnoMessage] = repaired.messages
     if len(out) == len(messages) and all(map(operator.is_, out, messages)):
         return messages

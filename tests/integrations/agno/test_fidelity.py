@@ -181,3 +181,48 @@ def test_patch_reads_the_bedrock_id_off_the_model() -> None:
     split = tp_agno.repair_messages(history, "bedrock", model=llama)
     assert split is not history
     assert tp_agno.validate_messages(split, "bedrock", model=llama) == []
+
+
+def _gemini_history(signature: str | None) -> list[Message]:
+    call: dict[str, Any] = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+    }
+    if signature is not None:
+        call["thought_signature"] = signature
+    return [
+        Message(role="user", content="weather?"),
+        Message(role="assistant", content="Checking.", tool_calls=[call]),
+        Message(role="tool", tool_call_id="c1", tool_name="get_weather", content="sunny"),
+    ]
+
+
+def _gemini3_body(history: list[Message]) -> dict[str, Any]:
+    capture = Capture()
+    model = MODELS["gemini"](capture)
+    model.id = "gemini-3-pro-preview"
+    Agent(model=model, tools=tools(), telemetry=False).run(input=history)
+    return capture.last
+
+
+@pytest.mark.skipif("gemini" not in PROVIDERS, reason="this agno cannot send results to Gemini")
+def test_gemini3_thought_signatures_as_agno_sends_them() -> None:
+    """Gemini 3 refuses a current-turn call without a thought signature. agno replays
+    the one a tool call keeps, so such a history is accepted and the patch leaves it
+    alone; a call that never had one gets Google's bypass value, and the body passes."""
+    model = "gemini-3-pro-preview"
+    signed = _gemini_history("c2lnbmF0dXJl")
+    tp_agno.unpatch()
+    assert tp_agno.validate_messages(signed, "gemini", model=model) == []
+    assert tp_agno.repair_messages(signed, "gemini", model=model) is signed
+    assert toolpair.validate(_gemini3_body(signed), "gemini", model=model) == []
+
+    unsigned = _gemini_history(None)
+    assert toolpair.validate(_gemini3_body(unsigned), "gemini", model=model) != []
+    assert tp_agno.validate_messages(unsigned, "gemini", model=model) != []
+    with tp_agno.patched():
+        body = _gemini3_body(unsigned)
+    assert toolpair.validate(body, "gemini", model=model) == []
+    assert unsigned[1].tool_calls is not None
+    assert "thought_signature" not in unsigned[1].tool_calls[0]  # the input is untouched
