@@ -155,6 +155,11 @@ class LlamaIndexCodec:
     name = "llamaindex"
     shape = "chat"
 
+    def __init__(self, *, gemini: bool = False) -> None:
+        #: For Gemini and Vertex, read which calls GoogleGenAI sends with a thought
+        #: signature (Gemini's rules ask; other providers' rules read no signature).
+        self.gemini = gemini
+
     def certainly_valid(
         self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
     ) -> bool | None:
@@ -207,6 +212,8 @@ class LlamaIndexCodec:
                 out.append(Message("tool", [result], msg, i))
                 continue
             blocks = [_content_block(b, role) for b in msg.blocks]
+            if self.gemini and role == "assistant":
+                _mark_signed(blocks, kwargs.get("thought_signatures"))
             legacy = kwargs.get("tool_calls")
             if role == "assistant" and legacy and not any(b.kind == "call" for b in blocks):
                 if not isinstance(legacy, list | tuple):
@@ -215,7 +222,12 @@ class LlamaIndexCodec:
                         f"{type(legacy).__name__}",
                         i,
                     )
-                blocks.extend(_legacy_call(entry, i) for entry in legacy)
+                calls = [_legacy_call(entry, i) for entry in legacy]
+                if self.gemini:
+                    for b, entry in zip(calls, legacy, strict=True):
+                        if _entry_signature(entry):
+                            b.item_id = _signed(b.id)
+                blocks.extend(calls)
             out.append(Message(role, blocks, msg, i))
         return out
 
@@ -290,7 +302,8 @@ class LlamaIndexCodec:
         else:
             raise InvalidHistory(f"cannot rename tool call of type {type(native).__name__}")
         # item_id remembers the id the history had, so build can find the
-        # additional_kwargs mirror entry of a renamed ToolCallBlock.
+        # additional_kwargs mirror entry of a renamed ToolCallBlock (a signed call's
+        # marker holds it already).
         return replace(block, native=native, id=new_id, item_id=block.item_id or block.id)
 
     def content_of(self, block: Block) -> Any:
@@ -315,6 +328,39 @@ def _entry_id(entry: Any) -> Any:
     return entry.get("id") if isinstance(entry, Mapping) else getattr(entry, "id", None)
 
 
+#: The `Block.item_id` prefix of a call GoogleGenAI sends with a thought signature; the
+#: id the history gave the call follows it (see `with_id`).
+_SIGNED = "thought_signature:"
+
+
+def _signed(call_id: str | None) -> str:
+    return _SIGNED + (call_id or "")
+
+
+def _source_id(call: Block) -> str | None:
+    """The id a call had in the history, before any rename."""
+    item = call.item_id
+    if item is not None and item.startswith(_SIGNED):
+        return item[len(_SIGNED) :] or call.id
+    return item or call.id
+
+
+def _entry_signature(entry: Any) -> Any:
+    if isinstance(entry, Mapping):
+        return entry.get("thought_signature")
+    return getattr(entry, "thought_signature", None)
+
+
+def _mark_signed(blocks: list[Block], signatures: Any) -> None:
+    """GoogleGenAI sends ``additional_kwargs["thought_signatures"][k]`` with the part
+    it makes of block ``k``: a call block with one is signed."""
+    if not isinstance(signatures, list | tuple):
+        return
+    for k, b in enumerate(blocks[: len(signatures)]):
+        if b.kind == "call" and signatures[k]:
+            b.item_id = _signed(b.id)
+
+
 def _mirror(entries: Any, calls: list[Block]) -> list[Any]:
     """The ``additional_kwargs["tool_calls"]`` mirror of ``calls``: the entries that
     still have a call, renamed along with it, in the calls' order."""
@@ -323,7 +369,7 @@ def _mirror(entries: Any, calls: list[Block]) -> list[Any]:
     by_id = {_entry_id(e): e for e in entries}
     out: list[Any] = []
     for call in calls:
-        entry = by_id.get(call.item_id or call.id)
+        entry = by_id.get(_source_id(call))
         if entry is None:
             continue
         if _entry_id(entry) != call.id:

@@ -17,7 +17,7 @@ from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.memory import ChatMemoryBuffer, Memory
 
-from toolpair.integrations.llamaindex._repair import CODEC, repair_messages
+from toolpair.integrations.llamaindex._repair import codec_for, repair_messages
 
 try:
     from toolpair import trim
@@ -119,7 +119,7 @@ class PairSafeMemoryBuffer(ChatMemoryBuffer):
             token_counter=self.count_tokens,
             provider=self.provider,
             model=self.model,
-            format=CODEC,
+            format=codec_for(self.provider),
         )
         return list(window.messages)
 

@@ -19,6 +19,14 @@ from toolpair.providers import Context
 __all__ = ["CODEC", "model_for", "provider_for", "repair_messages", "validate_messages"]
 
 CODEC = LlamaIndexCodec()
+#: The codec for the profiles whose rules read Gemini thought signatures.
+GEMINI_CODEC = LlamaIndexCodec(gemini=True)
+
+
+def codec_for(provider: str | None) -> LlamaIndexCodec:
+    """The codec reading a history as the LLM for ``provider`` sends it."""
+    return GEMINI_CODEC if provider in ("gemini", "vertex") else CODEC
+
 
 #: (module prefix, class-name fragment or "", provider). The first match along the
 #: LLM's MRO wins, so a user's subclass of a provider LLM keeps that provider's rules.
@@ -228,7 +236,8 @@ def repair_messages(
     lowered: list[Fix] = []
     if provider == "anthropic":
         history, lowered = _for_anthropic(history)
-    repaired = toolpair.repair(history, target, model=model, policy=chosen, format=CODEC)
+    codec = codec_for(target)
+    repaired = toolpair.repair(history, target, model=model, policy=chosen, format=codec)
     repaired.fixes[:0] = lowered
     return repaired
 
@@ -254,4 +263,5 @@ def validate_messages(
             )
             for f in fixes
         ]
-    return found + toolpair.validate(history, provider or "portable", model=model, format=CODEC)
+    target = provider or "portable"
+    return found + toolpair.validate(history, target, model=model, format=codec_for(target))

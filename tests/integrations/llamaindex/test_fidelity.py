@@ -165,3 +165,73 @@ def test_guard_never_breaks_an_accepted_body(provider: str, history: list[ChatMe
     guarded.chat(history)
     (after,) = server.bodies
     assert toolpair.validate(after, provider, model=model) == []
+
+
+_GEMINI_REPLY = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
+    ],
+    "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+}
+
+
+def _gemini_history(signature: bytes | None) -> list[ChatMessage]:
+    from llama_index.core.base.llms.types import MessageRole, TextBlock, ToolCallBlock
+
+    call = ToolCallBlock(tool_call_id="c1", tool_name="get_weather", tool_kwargs={"city": "P"})
+    kwargs = {"thought_signatures": [None, signature]} if signature else {}
+    return [
+        user("weather?"),
+        ChatMessage(
+            role=MessageRole.ASSISTANT,
+            blocks=[TextBlock(text="checking"), call],
+            additional_kwargs=kwargs,
+        ),
+        ChatMessage(
+            role=MessageRole.TOOL,
+            content="sunny",
+            additional_kwargs={"tool_call_id": "c1", "name": "get_weather"},
+        ),
+    ]
+
+
+def test_gemini3_signatures_read_as_google_genai_sends_them() -> None:
+    """Gemini 3 refuses a current-turn call without a thought signature. GoogleGenAI
+    sends the one a message keeps for that block; the GuardedLLM reads the model off
+    the LLM and agrees with the verdict on the body it sends, both ways."""
+    import json
+
+    import httpx
+
+    genai_llm = pytest.importorskip("llama_index.llms.google_genai")
+    from google import genai
+    from google.genai import types
+
+    bodies: list[dict[str, Any]] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=_GEMINI_REPLY)
+
+    transport = httpx.MockTransport(handler)
+    llm = genai_llm.GoogleGenAI(
+        model="gemini-3-pro-preview", api_key="x", max_tokens=100, context_window=1000
+    )
+    options = types.HttpOptions(
+        httpx_client=httpx.Client(transport=transport),
+        httpx_async_client=httpx.AsyncClient(transport=transport),
+    )
+    llm._client = genai.Client(api_key="x", http_options=options)
+    guarded = GuardedLLM(llm=llm)
+    assert (guarded.provider, guarded.model) == ("gemini", "gemini-3-pro-preview")
+    for signature in (b"sig", None):
+        history = _gemini_history(signature)
+        framework = validate_messages(history, "gemini", model=guarded.model)
+        guarded.chat(history)
+        wire = toolpair.validate(bodies[-1], "gemini", model=guarded.model)
+        assert bool(framework) == bool(wire) == (signature is None)
+    signed = _gemini_history(b"sig")
+    repaired = repair_messages(signed, "gemini", model=guarded.model)
+    assert repaired.fixes == [] and all(
+        a is b for a, b in zip(repaired.messages, signed, strict=True)
+    )
