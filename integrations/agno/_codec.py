@@ -130,6 +130,12 @@ class AgnoCodec:
     Calls are keyed by their ``id``, which is what agno itself puts in a result's
     ``tool_call_id``; a result naming an OpenAI Responses ``call_id`` instead is mapped
     back to its call, the way agno's Responses formatter does.
+
+    For Anthropic (and where no provider is named), Anthropic-native blocks in list
+    content are read as what agno's Claude formatter makes of them: a ``tool_result``
+    in a user message is a result, and a ``tool_use`` in an assistant message without
+    ``tool_calls`` is a call where the formatter sends list content. A native result
+    that repair moves travels as a user message holding it.
     """
 
     name = "agno"
@@ -141,6 +147,9 @@ class AgnoCodec:
         self._renamed: dict[str, str] = {}
         #: For Gemini and Vertex a call's secondary id is its thought signature.
         self._gemini = provider in _GEMINI
+        #: Whether Anthropic-native tool_use/tool_result blocks reach the provider as
+        #: a call and a result (agno passes them to other providers as unknown parts).
+        self._native = provider in (None, "anthropic", "portable")
 
     def certainly_valid(
         self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
@@ -202,6 +211,8 @@ class AgnoCodec:
             native = Reasoning(msg.reasoning_content, msg.redacted_reasoning_content)
             blocks.append(Block("thinking", native, sub="reasoning_content"))
         blocks.extend(_content_blocks(msg.content, i, blank))
+        if self._native and isinstance(msg.content, list):
+            _read_native(blocks, msg, role, i)
         blocks.extend(_media_blocks(msg))
         if role == "assistant" and msg.tool_calls:
             if not isinstance(msg.tool_calls, list | tuple):
@@ -211,9 +222,34 @@ class AgnoCodec:
 
     def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
         if role == "tool":
-            return blocks[0].native
-        calls = [b.native for b in blocks if b.kind == "call"]
-        content = [b for b in blocks if b.kind in ("text", "other", "image", "thinking")]
+            native = blocks[0].native
+            if not isinstance(native, Mapping):
+                return native
+            # A native tool_result answering its call on its own: in the message it came
+            # from where that held nothing else, else in a user message of its own.
+            tpl = template.native if template is not None else None
+            if (
+                isinstance(tpl, AgnoMessage)
+                and isinstance(tpl.content, list)
+                and len(tpl.content) == 1
+                and isinstance(tpl.content[0], Mapping)
+                and tpl.content[0].get("type") == _RESULT_BLOCK
+            ):
+                return (
+                    tpl
+                    if tpl.content[0] is native
+                    else tpl.model_copy(update={"content": [native]})
+                )
+            return AgnoMessage(
+                role="user", content=[native], add_to_agent_memory=False, toolpair_synthetic=True
+            )
+        calls = [b.native for b in blocks if b.kind == "call" and b.sub != _NATIVE]
+        content = [
+            b
+            for b in blocks
+            if b.kind in ("text", "other", "image", "thinking")
+            or (b.kind in ("call", "result") and isinstance(b.native, Mapping) and b.sub == _NATIVE)
+        ]
         content = [b for b in content if not isinstance(b.native, Reasoning)]
         content = [b for b in content if b.sub not in ("images", "audio", "videos", "files")]
         if template is None or template.native.role not in _roles_for(role):
@@ -302,6 +338,8 @@ class AgnoCodec:
                 self._renamed[new_id] = self._renamed.get(old, old)
             item_id = _secondary(tc, tc.get("call_id"), self._gemini)
             return replace(block, native=tc, id=new_id, item_id=item_id)
+        if isinstance(block.native, Mapping):
+            return replace(block, native={**block.native, _RESULT_ID: new_id}, id=new_id)
         native = block.native.model_copy(update={"tool_call_id": new_id})
         return replace(block, native=native, id=new_id)
 
@@ -314,17 +352,61 @@ class AgnoCodec:
 
     def content_of(self, block: Block) -> Any:
         """A result's content as agno stores it (compaction reads it)."""
+        if isinstance(block.native, Mapping):
+            return block.native.get("content")
         return block.native.content
 
     def with_content(self, block: Block, text: str) -> Block:
         """A copy of a result whose content is ``text`` (error filling, clearing)."""
+        if isinstance(block.native, Mapping):
+            return replace(block, native={**block.native, "content": text}, empty=not text.strip())
         native = block.native.model_copy(update={"content": text})
         return replace(block, native=native, empty=not text.strip())
 
     def result_as_text(self, block: Block) -> Block:
-        msg = block.native
-        text = ORPHAN_TEXT.format(id=block.id, content=stringify(msg.content))
+        text = ORPHAN_TEXT.format(id=block.id, content=stringify(self.content_of(block)))
         return self.make_text(text, "user")
+
+
+#: Anthropic-native blocks in list content read as a call or a result (`_read_native`).
+_NATIVE = "native"
+_RESULT_BLOCK = "tool_result"
+_RESULT_ID = "tool_use_id"
+
+
+def _read_native(blocks: list[Block], msg: AgnoMessage, role: Role, index: int) -> None:
+    """Turns the Anthropic-native blocks of ``msg``'s list content that agno's Claude
+    formatter sends as a call or a result into call and result blocks, in place."""
+    if role == "assistant":
+        claude = _claude()
+        if msg.tool_calls or not claude.lists or (claude.replays and _stored(msg)):
+            return  # the formatter drops them, or sends stored blocks instead
+        kind, key = "tool_use", "id"
+    elif role == "user":
+        kind, key = _RESULT_BLOCK, _RESULT_ID
+    else:
+        return
+    for k, b in enumerate(blocks):
+        part = b.native
+        if b.kind != "other" or b.sub != kind or not isinstance(part, Mapping):
+            continue
+        block_id = part.get(key)
+        if block_id is not None and not isinstance(block_id, str):
+            raise InvalidHistory(f"{kind} {key} must be a string", index)
+        if role == "assistant":
+            name = part.get("name")
+            blocks[k] = Block(
+                "call", part, id=block_id, name=name if isinstance(name, str) else None, sub=_NATIVE
+            )
+        else:
+            blocks[k] = Block(
+                "result",
+                part,
+                id=block_id,
+                is_error=part.get("is_error") is True,
+                empty=content_is_empty(part.get("content")),
+                sub=_NATIVE,
+            )
 
 
 def _roles_for(role: Role) -> tuple[str, ...]:

@@ -226,3 +226,112 @@ def test_gemini3_thought_signatures_as_agno_sends_them() -> None:
     assert toolpair.validate(body, "gemini", model=model) == []
     assert unsigned[1].tool_calls is not None
     assert "thought_signature" not in unsigned[1].tool_calls[0]  # the input is untouched
+
+
+# --- Anthropic-native blocks -------------------------------------------------------------
+
+
+def _uses(*ids: str) -> Message:
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": "checking"}]
+    blocks += [
+        {"type": "tool_use", "id": i, "name": "get_weather", "input": {"city": "Paris"}}
+        for i in ids
+    ]
+    return Message(role="assistant", content=blocks)
+
+
+def _native_result(call_id: str, *extra: dict[str, Any]) -> Message:
+    block = {"type": "tool_result", "tool_use_id": call_id, "content": "sunny"}
+    return Message(role="user", content=[block, *extra])
+
+
+def _ask(text: str) -> Message:
+    return Message(role="user", content=text)
+
+
+NATIVE_CASES = {
+    "answered": [
+        _ask("weather?"),
+        _uses("toolu_1"),
+        _native_result("toolu_1"),
+        Message(role="assistant", content="Sunny."),
+        _ask("thanks"),
+    ],
+    "result_after_text": [
+        _ask("weather?"),
+        _uses("toolu_1"),
+        _ask("still there?"),
+        _native_result("toolu_1"),
+        _ask("go on"),
+    ],
+    "one_unanswered": [
+        _ask("weather?"),
+        _uses("toolu_a", "toolu_b"),
+        _native_result("toolu_a", {"type": "text", "text": "and hurry"}),
+    ],
+    "refused_id": [_ask("weather?"), _uses("call.1/x"), _native_result("call.1/x"), _ask("go")],
+}
+
+
+def _claude_body(history: list[Message], *, patched: bool) -> dict[str, Any]:
+    capture = Capture()
+    if patched:
+        with tp_agno.patched():
+            Agent(model=MODELS["anthropic"](capture), tools=tools(), telemetry=False).run(
+                input=history
+            )
+    else:
+        tp_agno.unpatch()
+        Agent(model=MODELS["anthropic"](capture), tools=tools(), telemetry=False).run(input=history)
+    return capture.last
+
+
+@pytest.mark.parametrize("case", sorted(NATIVE_CASES))
+def test_native_blocks_read_as_claude_sends_them(case: str) -> None:
+    """A tool_result block in a user message is a result, and a tool_use block in an
+    assistant's list content a call wherever agno's Claude formatter sends it (releases
+    that drop list content leave the result an orphan): the verdict on the agno
+    history is the verdict on its body, the patched body is accepted, and one that was
+    accepted is sent unchanged."""
+    history = NATIVE_CASES[case]
+    before = [m.model_dump() for m in history]
+    framework = tp_agno.validate_messages(history, "anthropic")
+    unpatched = _claude_body(history, patched=False)
+    wire = toolpair.validate(unpatched, "anthropic")
+    assert bool(framework) == bool(wire), (framework, wire)
+    patched = _claude_body(history, patched=True)
+    assert toolpair.validate(patched, "anthropic") == []
+    if not wire:
+        assert patched == unpatched
+    assert [m.model_dump() for m in history] == before
+
+
+def _blocks(messages: Any, kind: str, key: str) -> list[Any]:
+    return [
+        b[key]
+        for m in messages
+        if isinstance(m.content, list)
+        for b in m.content
+        if isinstance(b, dict) and b.get("type") == kind
+    ]
+
+
+def test_native_result_renamed_with_its_call() -> None:
+    """An id Anthropic refuses is rewritten on both halves, in the messages themselves,
+    where agno sends the tool_use block at all."""
+    history = NATIVE_CASES["refused_id"]
+    sent = _claude_body(history, patched=False)["messages"]
+    if not any(b.get("type") == "tool_use" for m in sent for b in m["content"]):
+        pytest.skip("this agno drops an assistant's list content: the result is an orphan")
+    repaired = tp_agno.repair_messages(history, "anthropic")
+    assert tp_agno.validate_messages(repaired, "anthropic") == []
+    uses = _blocks(repaired, "tool_use", "id")
+    assert uses == _blocks(repaired, "tool_result", "tool_use_id")
+    assert len(uses) == 1 and uses[0] != "call.1/x"
+
+
+def test_native_blocks_stay_opaque_for_openai() -> None:
+    """agno hands them to OpenAI as unknown content parts, which pair with nothing."""
+    history = NATIVE_CASES["one_unanswered"]
+    assert tp_agno.validate_messages(history, "openai") == []
+    assert tp_agno.repair_messages(history, "openai") is history
