@@ -11,7 +11,7 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest
 
 from toolpair import Policy
 
-from ._repair import ProviderLike, model_for, provider_for, repair_report
+from ._repair import ProviderLike, model_for, repair_report
 from ._trim import trim_messages
 
 __all__ = ["ToolpairMiddleware"]
@@ -56,9 +56,9 @@ class ToolpairMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             messages = trimmed[len(head) :] if head and trimmed[:1] == head else trimmed
         source = self.provider if self.provider is not None else request.model
         model = self.model or model_for(source) or model_for(request.model)
-        result = repair_report(
-            messages, provider_for(source), model=model, policy=self.policy, **self.overrides
-        )
+        # The chat model itself, not its provider name: the codec reads what its
+        # converter sends (invalid calls, Gemini signatures) off the model.
+        result = repair_report(messages, source, model=model, policy=self.policy, **self.overrides)
         self.last_fixes = list(result.fixes)
         if not result.changed and len(messages) == len(request.messages):
             return request

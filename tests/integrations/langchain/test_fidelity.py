@@ -396,3 +396,25 @@ def test_repaired_native_history_is_accepted_by_anthropic(history: list[BaseMess
     assume(_send(wire, model, history) is not None)
     fixed = list(repair_report(history, model).messages)
     assert _wire_verdict("anthropic", wire.send(model, fixed)) == []
+
+
+def test_middleware_passes_the_model_id() -> None:
+    """The middleware's ``model`` reaches the core: Gemini 3 asks a current-turn call
+    for a thought signature this history does not keep, Gemini 2.5 does not."""
+    pytest.importorskip("langchain.agents.middleware", reason="create_agent needs langchain 1.x")
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
+
+    from toolpair.integrations.langchain import ToolpairMiddleware
+
+    history = [human("weather?"), ai("c1"), tool("c1")]
+    fixes = {}
+    for model in ("gemini-3-pro-preview", "gemini-2.5-flash"):
+        middleware = ToolpairMiddleware("gemini", model=model)
+        fake = FakeMessagesListChatModel(responses=[AIMessage("sunny")])
+        create_agent(fake, tools=[], middleware=[middleware]).invoke({"messages": history})
+        fixes[model] = [f.detail.split("]")[0] for f in middleware.last_fixes]
+    assert fixes == {
+        "gemini-3-pro-preview": ["[gemini.missing_thought_signature"],
+        "gemini-2.5-flash": [],
+    }
