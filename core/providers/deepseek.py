@@ -25,7 +25,7 @@ DR2 = "No tool call found for tool output with call_id {id}."
 
 class DeepSeek(OpenAIChat):
     name = "deepseek"
-    reports_as = {"openai.": "deepseek."}
+    reports_as: ClassVar[dict[str, str]] = {"openai.": "deepseek."}
     #: The model thinks whatever the request says (deepseek-reasoner).
     thinks: ClassVar[bool] = False
     #: V4: every assistant turn passes its reasoning back, not only the current loop's.
@@ -85,7 +85,7 @@ class DeepSeekResponses(Responses):
     name = "deepseek-responses"
     reasoning_adjacency = False
     fc_needs_reasoning = False
-    reports_as = {"openai-responses.": "deepseek-responses."}
+    reports_as: ClassVar[dict[str, str]] = {"openai-responses.": "deepseek-responses."}
     replaces = frozenset(
         {
             "openai-responses.missing_output",
