@@ -690,7 +690,8 @@ def rules_for(provider: str, model: str | None = None) -> list[Rule]:
             for rule in rules_for(member.name, model if member.name == provider else None):
                 seen.setdefault((rule.code, rule.text), rule)
         return list(seen.values())
-    bases = [c.name for c in type(profile).__mro__ if "name" in vars(c) and c.name in PROFILES]
+    # The profiles this one builds on, by name (a model family adds no name of its own).
+    bases = [vars(c)["name"] for c in type(profile).__mro__ if vars(c).get("name") in PROFILES]
     out: list[Rule] = []
     for rule in RULES:
         if rule.provider not in bases or rule.code in profile.replaces:
