@@ -288,6 +288,7 @@ class _Claude3(Bedrock):
 
     calls_only = False
     claude_words = True
+    fast_key = "bedrock-claude"
 
 
 class _Claude4(Bedrock):
@@ -299,6 +300,8 @@ class _Claude4(Bedrock):
     results_only = False
     bridge_after_results = False
     result_turn = "media"
+    # Claude 3's checker: it refuses anything beside results, so it clears less, never more.
+    fast_key = "bedrock-claude"
 
 
 class _Nova(Bedrock):
