@@ -1,5 +1,5 @@
 """Model ids as users write them, placed in the families whose rules differ
-(reference models §1-§5). An id that cannot be placed gives None: the caller keeps the
+(docs/rules.md). An id that cannot be placed gives None: the caller keeps the
 API's strict profile, never a lenient one."""
 
 from __future__ import annotations
