@@ -1,0 +1,84 @@
+"""What the LangGraph entry points share: repair with the model id passed to the core,
+and reading the model id off a LangChain chat model."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+import toolpair
+from toolpair import Policy, Repaired, Violation
+from toolpair.integrations.langchain import codec_for, provider_for
+from toolpair.integrations.langchain._repair import (
+    ProviderLike,
+    _as_messages,
+    _restore_removals,
+    _split_removals,
+    _unwrap,
+)
+
+__all__ = ["ProviderLike", "model_id", "repair_list", "validate_list"]
+
+#: Attributes LangChain chat models keep their model id in (ChatAnthropic ``model``,
+#: ChatOpenAI ``model_name``, the Bedrock classes ``model_id``).
+_MODEL_ATTRS = ("model", "model_name", "model_id")
+
+
+def model_id(model: ProviderLike) -> str | None:
+    """The model id a LangChain chat model (or a ``bind_tools`` chain around one) calls;
+    None for a provider name, None, or a model that names no id."""
+    if model is None or isinstance(model, str):
+        return None
+    inner, _ = _unwrap(model)
+    for attr in _MODEL_ATTRS:
+        value = getattr(inner, attr, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _model(provider: ProviderLike, model: str | None) -> str | None:
+    return model if model is not None else model_id(provider)
+
+
+def repair_list(
+    messages: Sequence[Any],
+    provider: ProviderLike = None,
+    *,
+    model: str | None = None,
+    policy: Policy | None = None,
+) -> Repaired:
+    """`toolpair.repair` over LangChain messages for ``provider`` (a name or a chat
+    model), with the model id (given, or read off the chat model) passed to the core.
+    LangGraph ``RemoveMessage`` entries are set aside and put back."""
+    original = _as_messages(list(messages))
+    kept, removals = _split_removals(original)
+    codec = codec_for(provider)
+    result = toolpair.repair(
+        kept,
+        codec.provider or "portable",
+        model=_model(provider, model),
+        policy=policy,
+        format=codec,
+    )
+    result.messages = _restore_removals(kept, list(result.messages), removals)
+    return result
+
+
+def validate_list(
+    messages: Sequence[BaseMessage],
+    provider: ProviderLike = None,
+    *,
+    model: str | None = None,
+) -> list[Violation]:
+    kept, _ = _split_removals(_as_messages(list(messages)))
+    codec = codec_for(provider)
+    return toolpair.validate(
+        kept, codec.provider or "portable", model=_model(provider, model), format=codec
+    )
+
+
+def provider_name(provider: ProviderLike) -> str:
+    return provider_for(provider)
