@@ -24,6 +24,7 @@ from toolpair.integrations.langchain import codec_for, trim_messages
 from toolpair.integrations.langchain._trim import _list_counter
 
 from ._common import ProviderLike, repair_list
+from ._thread import DEFAULT_PROVIDER
 
 __all__ = ["repair_hook", "repair_node", "summarize_hook", "summary_split"]
 
@@ -124,11 +125,13 @@ def repair_node(
     it returns nothing when the history is sound, otherwise the repaired list behind a
     ``RemoveMessage(REMOVE_ALL)``. Put it right before the model node. For a repair
     that writes nothing, put ``repair_messages(provider=model)`` in front of the model
-    call instead."""
+    call instead. Without a ``provider`` the persisted history is held to the pairing
+    rules of LangGraph's message list, as `repair_thread` holds it."""
+    rules = DEFAULT_PROVIDER if provider is None else provider
 
     def node(state: Any) -> dict[str, Any]:
         messages = _state_messages(state, messages_key)
-        result = repair_list(messages, provider, model=model, policy=policy)
+        result = repair_list(messages, rules, model=model, policy=policy)
         if not result.changed:
             return {}
         return {messages_key: [RemoveMessage(id=REMOVE_ALL), *result.messages]}
@@ -149,7 +152,7 @@ def summary_split(
     messages = list(messages)
     kept = trim_messages(messages, max_tokens=keep_tokens, token_counter=token_counter)
     n = len(messages) - len(kept)
-    if kept and all(a is b for a, b in zip(kept, messages[n:])):
+    if kept and all(a is b for a, b in zip(kept, messages[n:], strict=True)):
         return messages[:n], kept
     # trim_messages returns a suffix of whole units unless it had to rebuild a message
     # (never for the "last" strategy without partial messages): fall back to the

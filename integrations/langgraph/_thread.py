@@ -250,7 +250,11 @@ def _plan(
             "model, never into a node that runs tools)"
         )
     report.as_node = node
-    if len(fixed) >= len(messages) and all(a is b for a, b in zip(fixed, messages)) and not extra:
+    if (
+        len(fixed) >= len(messages)
+        and all(a is b for a, b in zip(fixed, messages, strict=False))
+        and not extra
+    ):
         # Only additions after the history: re-send the latest turn's results (those the
         # unfinished step holds as pending writes are not in the checkpoint yet; the
         # committed ones keep their place, as add_messages replaces by id) and the rest.
@@ -291,7 +295,9 @@ def _repair_one(
     key = opts["key"]
     plan = _plan(snapshot, graph, provider, **_plan_opts(opts))
     if plan.missing:
-        history = root.get_state_history(_thread_config(snapshot.config), limit=opts["history_limit"])
+        history = root.get_state_history(
+            _thread_config(snapshot.config), limit=opts["history_limit"]
+        )
         found = _found_results(history, plan.missing, key)
         if found:
             plan = _plan(

@@ -130,9 +130,7 @@ def hand_built(
     return g.compile(checkpointer=checkpointer)
 
 
-def parent_with_subgraph(
-    llm: Any, tools: Sequence[BaseTool], checkpointer: Any
-) -> tuple[Any, Any]:
+def parent_with_subgraph(llm: Any, tools: Sequence[BaseTool], checkpointer: Any) -> tuple[Any, Any]:
     """A parent graph whose single node is a hand-built agent graph (sharing the
     ``messages`` key): the child's state is checkpointed under its own namespace."""
     child = hand_built(llm, tools, None)
@@ -230,7 +228,10 @@ class AnthropicWire:
         error = self.pairing_error(body["messages"])
         if error is not None:
             self.rejected.append(error)
-            payload = {"type": "error", "error": {"type": "invalid_request_error", "message": error}}
+            payload = {
+                "type": "error",
+                "error": {"type": "invalid_request_error", "message": error},
+            }
             return ANTHROPIC_HTTP.Response(400, json=payload)
         reply = self.replies.pop(0) if self.replies else "done"
         content = [{"type": "text", "text": reply}] if isinstance(reply, str) else reply
@@ -256,7 +257,8 @@ class AnthropicWire:
         llm = ChatAnthropic(model="claude-sonnet-4-5", api_key="x", max_retries=0, **kwargs)
         transport = ANTHROPIC_HTTP.MockTransport(self._handle)
         client = anthropic.Anthropic(
-            **dict(llm._client_params), http_client=anthropic.DefaultHttpxClient(transport=transport)
+            **dict(llm._client_params),
+            http_client=anthropic.DefaultHttpxClient(transport=transport),
         )
         # ChatAnthropic has no http_client field: seed its cached client instead.
         llm.__dict__["_client"] = client
