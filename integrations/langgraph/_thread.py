@@ -20,8 +20,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, ToolMessage
 
 from toolpair import Fix, Policy, ToolpairError, Violation
+from toolpair.integrations.langchain import provider_for
 
-from ._common import ProviderLike, repair_list, validate_list
+from ._common import ProviderLike, model_id, repair_list, validate_list
 
 __all__ = [
     "InterruptPending",
@@ -73,9 +74,12 @@ class ThreadRepair:
     repaired list. ``checkpoint_id``: the new checkpoint (None when nothing was written);
     ``previous_checkpoint_id``: the one it supersedes, still there for time travel.
     ``recovered``: call ids whose real result was found in an earlier checkpoint and kept.
+    ``provider`` and ``model``: the rules the history was held to.
     """
 
     config: dict[str, Any]
+    provider: str = ""
+    model: str | None = None
     fixes: list[Fix] = field(default_factory=list)
     messages: list[BaseMessage] = field(default_factory=list)
     written: list[BaseMessage] = field(default_factory=list)
@@ -221,7 +225,13 @@ def _plan(
     recovered: tuple[str, ...] = (),
 ) -> _Plan:
     config = dict(snapshot.config or {})
-    report = ThreadRepair(config, previous_checkpoint_id=_checkpoint_id(config))
+    rules = DEFAULT_PROVIDER if provider is None else provider
+    report = ThreadRepair(
+        config,
+        provider=provider_for(rules),
+        model=model if model is not None else model_id(rules),
+        previous_checkpoint_id=_checkpoint_id(config),
+    )
     messages = _messages(snapshot, key)
     interrupts = _interrupts(snapshot)
     tools = tool_nodes(graph)
@@ -230,10 +240,7 @@ def _plan(
     keep_trailing = not cancel_interrupts and _awaiting_tools(snapshot, tools)
     candidate = [*messages, *extra]
     result = repair_list(
-        candidate,
-        DEFAULT_PROVIDER if provider is None else provider,
-        model=model,
-        policy=_policy(policy, keep_trailing),
+        candidate, rules, model=report.model, policy=_policy(policy, keep_trailing)
     )
     if not result.changed:
         return _Plan(report, set())
