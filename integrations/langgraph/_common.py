@@ -10,7 +10,7 @@ from langchain_core.messages import BaseMessage
 
 import toolpair
 from toolpair import Policy, Repaired, Violation
-from toolpair.integrations.langchain import codec_for, provider_for
+from toolpair.integrations.langchain import LangChainCodec, codec_for, provider_for
 from toolpair.integrations.langchain._repair import (
     ProviderLike,
     _as_messages,
@@ -43,6 +43,15 @@ def _model(provider: ProviderLike, model: str | None) -> str | None:
     return model if model is not None else model_id(provider)
 
 
+def _codec(provider: ProviderLike) -> LangChainCodec:
+    codec = codec_for(provider)
+    if codec.provider == "openai" and type(codec) is LangChainCodec:
+        from ._fast import ThreadCodec
+
+        return ThreadCodec("openai", invalid_calls_sent=codec.invalid_calls_sent)
+    return codec
+
+
 def repair_list(
     messages: Sequence[Any],
     provider: ProviderLike = None,
@@ -55,7 +64,7 @@ def repair_list(
     LangGraph ``RemoveMessage`` entries are set aside and put back."""
     original = _as_messages(list(messages))
     kept, removals = _split_removals(original)
-    codec = codec_for(provider)
+    codec = _codec(provider)
     result = toolpair.repair(
         kept,
         codec.provider or "portable",
@@ -74,7 +83,7 @@ def validate_list(
     model: str | None = None,
 ) -> list[Violation]:
     kept, _ = _split_removals(_as_messages(list(messages)))
-    codec = codec_for(provider)
+    codec = _codec(provider)
     return toolpair.validate(
         kept, codec.provider or "portable", model=_model(provider, model), format=codec
     )
