@@ -12,8 +12,10 @@ judges them; ``create_agent`` graphs take its ``ToolpairMiddleware``.
 from __future__ import annotations
 
 from ._common import model_id
+from ._file import load_thread
 from ._hooks import repair_hook, repair_node, summarize_hook, summary_split
 from ._thread import (
+    DEFAULT_PROVIDER,
     InterruptPending,
     ThreadRepair,
     acheck_thread,
@@ -24,11 +26,13 @@ from ._thread import (
 )
 
 __all__ = [
+    "DEFAULT_PROVIDER",
     "InterruptPending",
     "ThreadRepair",
     "acheck_thread",
     "arepair_thread",
     "check_thread",
+    "load_thread",
     "model_id",
     "repair_hook",
     "repair_node",
