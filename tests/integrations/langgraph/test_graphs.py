@@ -30,6 +30,7 @@ from lg_graphs import (
 
 from toolpair import Policy
 from toolpair.integrations.langgraph import (
+    InterruptPending,
     acheck_thread,
     arepair_thread,
     check_thread,
@@ -109,6 +110,36 @@ def test_create_agent_middleware_serves_the_stuck_thread(checkpointer: Any) -> N
     assert AnthropicWire.pairing_error(wire.bodies[-1]["messages"]) is None
     assert [m.id for m in messages_of(graph, config)[: len(stuck)]] == [m.id for m in stuck]
     assert ledger.runs == {"approve:deploy": 1, "weather:Paris": 1}
+
+
+def test_abandoned_approval_in_create_agent(checkpointer: Any) -> None:
+    """HumanInTheLoopMiddleware waits for an approval of one of two calls; the user writes
+    something else instead. No tool ran, Anthropic rejects the thread on every run, and
+    the repair is refused while the approval is pending, then made without running a
+    tool."""
+    pytest.importorskip("langchain.agents")
+    from langchain.agents.middleware import HumanInTheLoopMiddleware
+    from lg_graphs import langchain_agent
+
+    ledger = Ledger()
+    wire = AnthropicWire([use("w1"), use("w2", city="Oslo")], "nothing ran")
+    llm = wire.model()
+    hitl = HumanInTheLoopMiddleware(interrupt_on={"weather": True})
+    graph = langchain_agent(llm, ledger.tools(), checkpointer, middleware=[hitl])
+    config = cfg()
+    graph.invoke({"messages": [HumanMessage("weather in Paris and Oslo?")]}, config)
+    with pytest.raises(InterruptPending):
+        repair_thread(graph, config, llm)
+    for attempt in ({"messages": [HumanMessage("forget it")]}, None):
+        with pytest.raises(anthropic.BadRequestError, match="without `tool_result` blocks"):
+            graph.invoke(attempt, config)
+
+    report = repair_thread(graph, config, llm)
+
+    assert [f.ids for f in report.fixes if f.kind == "synthetic_result"] == [("w1",), ("w2",)]
+    graph.invoke(None, config)
+    assert AnthropicWire.pairing_error(wire.bodies[-1]["messages"]) is None
+    assert ledger.runs == {}
 
 
 def test_deleting_old_messages_orphans_a_result(checkpointer: Any) -> None:

@@ -162,6 +162,27 @@ def test_cancelled_right_after_the_model_step(checkpointer: Any) -> None:
     assert ledger.runs == {}
 
 
+def test_new_input_while_paused_before_the_tools(checkpointer: Any) -> None:
+    """interrupt_before=["tools"] pauses for a review; a new message instead of a resume
+    leaves both calls unanswered. Before that message the thread is sound (nothing to
+    write); after it, the repair answers both calls and no tool runs."""
+    ledger = Ledger()
+    llm = model(ai_calls(call("w1"), call("w2", city="Oslo")), "skipped")
+    graph = react_agent(llm, ledger.tools(), checkpointer, interrupt_before=["tools"])
+    config = cfg()
+    graph.invoke({"messages": [HumanMessage("weather?")]}, config)
+    assert not repair_thread(graph, config).changed
+    with pytest.raises(ValueError, match=INVALID_CHAT_HISTORY):
+        graph.invoke({"messages": [HumanMessage("no, don't")]}, config)
+    _assert_stuck(graph, config)
+
+    report = repair_thread(graph, config)
+
+    assert report.mode == "rewrite"
+    _assert_runs_after_repair(graph, config, llm, {}, report)
+    assert ledger.runs == {}
+
+
 def test_several_interrupts_pending(checkpointer: Any) -> None:
     """Two approvals pending at once: a bare resume is refused by LangGraph, and
     repair_thread refuses too (typed error, nothing written) until told to cancel them;
