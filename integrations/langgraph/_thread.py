@@ -174,12 +174,20 @@ def _results_in(value: Any) -> Iterator[ToolMessage]:
         yield from _results_in(getattr(value, "update", None))
 
 
+def _calls_in(messages: Iterable[BaseMessage]) -> set[str]:
+    return {c["id"] for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+
+
 def _found_results(snapshots: Iterable[Any], wanted: set[str], key: str) -> list[ToolMessage]:
+    """The results for ``wanted`` call ids that earlier steps' tool tasks returned (their
+    pending writes, which new input or a new checkpoint discarded), newest first. Results
+    that were committed and later deleted on purpose are not brought back. The search
+    stops at the first checkpoint that holds none of the calls: results come after."""
     found: dict[str, ToolMessage] = {}
     for snap in snapshots:
-        candidates = list(_results_in([getattr(t, "result", None) for t in snap.tasks]))
-        candidates += [m for m in _messages(snap, key) if isinstance(m, ToolMessage)]
-        for m in candidates:
+        if not wanted & _calls_in(_messages(snap, key)):
+            break
+        for m in _results_in([getattr(t, "result", None) for t in snap.tasks]):
             if m.tool_call_id in wanted and m.tool_call_id not in found:
                 found[m.tool_call_id] = m
         if len(found) == len(wanted):

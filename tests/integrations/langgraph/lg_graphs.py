@@ -10,6 +10,7 @@ what it was sent.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -83,6 +84,10 @@ class Ledger:
         def flaky(x: str) -> str:
             """A tool whose backend is down."""
             runs[f"flaky:{x}"] += 1
+            # Fail a moment later than a sibling call finishes: when one task of a step
+            # raises, LangGraph cancels the others, and the tests want the sibling's
+            # result to exist (as a pending write) deterministically.
+            time.sleep(0.05)
             raise RuntimeError("backend down")
 
         return [weather, approve, flaky]
