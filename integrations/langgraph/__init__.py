@@ -11,7 +11,7 @@ judges them; ``create_agent`` graphs take its ``ToolpairMiddleware``.
 
 from __future__ import annotations
 
-from ._common import model_id
+from ._common import host_for, model_id, rules_for
 from ._file import load_thread
 from ._hooks import repair_hook, repair_node, summarize_hook, summary_split
 from ._thread import (
@@ -32,11 +32,13 @@ __all__ = [
     "acheck_thread",
     "arepair_thread",
     "check_thread",
+    "host_for",
     "load_thread",
     "model_id",
     "repair_hook",
     "repair_node",
     "repair_thread",
+    "rules_for",
     "summarize_hook",
     "summary_split",
     "tool_nodes",

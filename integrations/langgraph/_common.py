@@ -19,7 +19,7 @@ from toolpair.integrations.langchain._repair import (
     _unwrap,
 )
 
-__all__ = ["ProviderLike", "model_id", "repair_list", "validate_list"]
+__all__ = ["ProviderLike", "host_for", "model_id", "repair_list", "rules_for", "validate_list"]
 
 #: Attributes LangChain chat models keep their model id in (ChatAnthropic ``model``,
 #: ChatOpenAI ``model_name``, the Bedrock classes ``model_id``).
@@ -43,7 +43,37 @@ def _model(provider: ProviderLike, model: str | None) -> str | None:
     return model if model is not None else model_id(provider)
 
 
+def host_for(model: ProviderLike) -> str | None:
+    """The toolpair host profile a chat model talks to, where its rules differ from the
+    API's own: "vertex" (Gemini on Vertex AI), "deepseek" / "deepseek-responses"
+    (DeepSeek's OpenAI-compatible endpoints). None for anything else."""
+    if model is None or isinstance(model, str):
+        return None
+    inner, _ = _unwrap(model)
+    names = {cls.__name__ for cls in type(inner).__mro__}
+    api = provider_for(model)
+    if api == "gemini" and ("ChatVertexAI" in names or getattr(inner, "vertexai", None) is True):
+        return "vertex"
+    base = ""
+    for attr in ("openai_api_base", "api_base", "base_url"):
+        value = getattr(inner, attr, None)
+        if isinstance(value, str) and value:
+            base = value
+            break
+    if "ChatDeepSeek" in names or "deepseek.com" in base:
+        return "deepseek-responses" if api == "openai-responses" else "deepseek"
+    return None
+
+
+def rules_for(provider: ProviderLike) -> str:
+    """The name of the rules ``provider`` (a name or a chat model) is held to."""
+    host = host_for(provider)
+    return host if host is not None else (codec_for(provider).provider or "portable")
+
+
 def _codec(provider: ProviderLike) -> LangChainCodec:
+    # The codec follows the LangChain package's converter (what it puts on the wire);
+    # the rules may be a host's (`rules_for`).
     codec = codec_for(provider)
     if codec.provider == "openai" and type(codec) is LangChainCodec:
         from ._fast import ThreadCodec
@@ -67,7 +97,7 @@ def repair_list(
     codec = _codec(provider)
     result = toolpair.repair(
         kept,
-        codec.provider or "portable",
+        rules_for(provider),
         model=_model(provider, model),
         policy=policy,
         format=codec,
@@ -84,10 +114,4 @@ def validate_list(
 ) -> list[Violation]:
     kept, _ = _split_removals(_as_messages(list(messages)))
     codec = _codec(provider)
-    return toolpair.validate(
-        kept, codec.provider or "portable", model=_model(provider, model), format=codec
-    )
-
-
-def provider_name(provider: ProviderLike) -> str:
-    return provider_for(provider)
+    return toolpair.validate(kept, rules_for(provider), model=_model(provider, model), format=codec)

@@ -20,9 +20,8 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, ToolMessage
 
 from toolpair import Fix, Policy, ToolpairError, Violation
-from toolpair.integrations.langchain import provider_for
 
-from ._common import ProviderLike, model_id, repair_list, validate_list
+from ._common import ProviderLike, model_id, repair_list, rules_for, validate_list
 
 __all__ = [
     "InterruptPending",
@@ -236,7 +235,7 @@ def _plan(
     rules = DEFAULT_PROVIDER if provider is None else provider
     report = ThreadRepair(
         config,
-        provider=provider_for(rules),
+        provider=rules_for(rules),
         model=model if model is not None else model_id(rules),
         previous_checkpoint_id=_checkpoint_id(config),
     )

@@ -34,8 +34,10 @@ from toolpair.integrations.langgraph import (
     acheck_thread,
     arepair_thread,
     check_thread,
+    host_for,
     model_id,
     repair_thread,
+    rules_for,
 )
 
 anthropic = pytest.importorskip("anthropic")
@@ -320,3 +322,17 @@ def test_model_id_is_read_off_the_chat_model() -> None:
     assert model_id(gpt) == "gpt-4o-mini"
     assert model_id(gpt.bind_tools([Ledger().tools()[0]])) == "gpt-4o-mini"
     assert model_id("anthropic") is None and model_id(None) is None
+
+
+def test_the_host_is_read_off_the_chat_model() -> None:
+    """A ChatOpenAI pointed at DeepSeek is held to DeepSeek's host rules (with its model
+    id); Anthropic and OpenAI themselves keep their API's rules."""
+    from langchain_openai import ChatOpenAI
+
+    deepseek = ChatOpenAI(model="deepseek-chat", api_key="x", base_url="https://api.deepseek.com")
+    assert (host_for(deepseek), rules_for(deepseek)) == ("deepseek", "deepseek")
+    assert model_id(deepseek) == "deepseek-chat"
+    gpt = ChatOpenAI(model="gpt-4o-mini", api_key="x")
+    assert (host_for(gpt), rules_for(gpt)) == (None, "openai")
+    assert rules_for(AnthropicWire().model()) == "anthropic"
+    assert rules_for(None) == "portable" and rules_for("vertex") == "vertex"
