@@ -534,8 +534,12 @@ def main(argv: list[str] | None = None) -> int:
         help="an interpreter with llama-index (and anthropic<1) for the LlamaIndex rows",
     )
     parser.add_argument("--framework-json", help=argparse.SUPPRESS)
+    parser.add_argument("--langgraph-only", action="store_true", help="only the LangGraph rows")
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 5)
+    if args.langgraph_only:
+        print(table(langgraph_rows(2_000, repeats)))
+        return 0
     if args.framework_json:
         rows = framework_rows(2_000, repeats, only=args.framework_json)
         print(json.dumps([r.__dict__ for r in rows]))
