@@ -17,6 +17,7 @@ from ._hooks import repair_hook, repair_node, summarize_hook, summary_split
 from ._thread import (
     DEFAULT_PROVIDER,
     InterruptPending,
+    NoToolNode,
     ThreadRepair,
     acheck_thread,
     arepair_thread,
@@ -28,6 +29,7 @@ from ._thread import (
 __all__ = [
     "DEFAULT_PROVIDER",
     "InterruptPending",
+    "NoToolNode",
     "ThreadRepair",
     "acheck_thread",
     "arepair_thread",

@@ -25,6 +25,7 @@ from ._common import ProviderLike, model_id, repair_list, rules_for, validate_li
 
 __all__ = [
     "InterruptPending",
+    "NoToolNode",
     "ThreadRepair",
     "acheck_thread",
     "arepair_thread",
@@ -59,6 +60,17 @@ class InterruptPending(ToolpairError):
             f"thread {thread!r} has {len(self.interrupts)} pending interrupt(s); nothing was "
             "written. Resume with Command(resume=...), or pass cancel_interrupts=True to "
             "discard the interrupt(s) and answer their calls with the error result"
+        )
+
+
+class NoToolNode(ToolpairError, ValueError):
+    """The graph has no ToolNode to make the update as, and no ``as_node`` was given.
+    Nothing was written."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "no ToolNode found in this graph: pass as_node= (a node whose edges lead to the "
+            "model, never into a node that runs tools); nothing was written"
         )
 
 
@@ -259,10 +271,7 @@ def _plan(
     missing = {i for f in result.fixes if f.kind == "synthetic_result" for i in f.ids}
     node = as_node or (tools[0] if tools else None)
     if node is None:
-        raise ToolpairError(
-            "no ToolNode found in this graph: pass as_node= (a node whose edges lead to the "
-            "model, never into a node that runs tools)"
-        )
+        raise NoToolNode()
     report.as_node = node
     if (
         len(fixed) >= len(messages)

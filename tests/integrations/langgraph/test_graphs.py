@@ -31,6 +31,7 @@ from lg_graphs import (
 from toolpair import Policy
 from toolpair.integrations.langgraph import (
     InterruptPending,
+    NoToolNode,
     acheck_thread,
     arepair_thread,
     check_thread,
@@ -271,8 +272,10 @@ def test_parallel_handoff_leaves_a_call_without_result(checkpointer: Any) -> Non
     with pytest.raises(ValueError, match=INVALID_CHAT_HISTORY):
         graph.invoke(None, config)
     assert set(results(messages_of(graph, config))) == {"t"}
-    with pytest.raises(Exception, match="no ToolNode"):
+    head = graph.get_state(config).config
+    with pytest.raises(NoToolNode, match="no ToolNode"):
         repair_thread(graph, config)
+    assert graph.get_state(config).config == head
 
     report = repair_thread(graph, config, as_node="alice")
 

@@ -234,3 +234,25 @@ def test_repair_node_persists_the_repair(checkpointer: Any) -> None:
     graph.invoke({"messages": [HumanMessage("again")]}, config)
     assert paired(messages_of(graph, config))
     assert results(messages_of(graph, config))["f"].status == "error"
+
+
+def test_repair_hook_repairs_what_an_inner_hook_persists() -> None:
+    """An inner hook that rewrites the state (REMOVE_ALL plus the newest messages, the
+    documented deletion recipe) keeps its update; the model input is that new history,
+    repaired: the orphan result the cut left is gone."""
+    from langchain_core.messages import RemoveMessage
+
+    history: list[BaseMessage] = [
+        HumanMessage("q", id="h1"),
+        ai_calls(call("a")).model_copy(update={"id": "ai1"}),
+        ToolMessage("ra", tool_call_id="a", id="t1"),
+        HumanMessage("next", id="h2"),
+    ]
+
+    def keep_last_two(state: Any) -> dict[str, Any]:
+        return {"messages": [RemoveMessage(id="__remove_all__"), *state["messages"][-2:]]}
+
+    out = repair_hook("openai", inner=keep_last_two)({"messages": history})
+    assert out["messages"][0].id == "__remove_all__"
+    assert [m.content for m in out["llm_input_messages"]] == ["next"]
+    assert [m.id for m in history] == ["h1", "ai1", "t1", "h2"]
