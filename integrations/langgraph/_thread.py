@@ -310,8 +310,11 @@ def _subgraph(graph: Any, name: str) -> Any:
 def _repair_one(
     root: Any, graph: Any, snapshot: Any, provider: ProviderLike, opts: dict[str, Any]
 ) -> ThreadRepair:
+    # ``as_node`` names a node of the graph it was given for; a subgraph is updated as
+    # its own ToolNode.
+    inner = {**opts, "as_node": None}
     subs = [
-        _repair_one(root, _subgraph(graph, t.name), t.state, provider, opts)
+        _repair_one(root, _subgraph(graph, t.name), t.state, provider, inner)
         for t in snapshot.tasks
         if _is_snapshot(getattr(t, "state", None)) and _subgraph(graph, t.name) is not None
     ]
@@ -445,8 +448,9 @@ async def _alist(items: AsyncIterator[Any]) -> list[Any]:
 async def _arepair_one(
     root: Any, graph: Any, snapshot: Any, provider: ProviderLike, opts: dict[str, Any]
 ) -> ThreadRepair:
+    inner = {**opts, "as_node": None}
     subs = [
-        await _arepair_one(root, _subgraph(graph, t.name), t.state, provider, opts)
+        await _arepair_one(root, _subgraph(graph, t.name), t.state, provider, inner)
         for t in snapshot.tasks
         if _is_snapshot(getattr(t, "state", None)) and _subgraph(graph, t.name) is not None
     ]
