@@ -1,6 +1,6 @@
 """Anthropic Messages (also Claude on Vertex, which returns the same texts).
 
-Rules A1-A11, S1-S4, T2, H1-H3 of reference/providers.md §1. The API merges
+Rules A1-A11, S1-S4, T2, H1-H3 of docs/rules.md. The API merges
 consecutive turns of one role (A11), so the rules read merged turns; indices are the
 caller's own message indices.
 """
@@ -25,6 +25,8 @@ A3 = (
     "message."
 )
 A4 = "messages.{i}.content.{j}: `tool_use` ids must be unique"
+# UNVERIFIED wording: Anthropic's schema errors name the field and say "Field required".
+A_NO_ID = "messages.{i}.content.{j}.tool_result.tool_use_id: Field required"
 A5 = (
     "messages.{i}.content.{j}: each tool_use must have a single result. Found multiple "
     "`tool_result` blocks with id: {id}"
@@ -155,7 +157,7 @@ def thinking_start_violation(ts: Sequence[Turn], wrap: str = "") -> Violation | 
 class Anthropic(Profile):
     name = "anthropic"
     id_pattern = re.compile(r"[a-zA-Z0-9_-]+")
-    # The length limit is UNVERIFIED (reference A6); 64 is what the ecosystem assumes
+    # The length limit is UNVERIFIED (docs/rules.md A6); 64 is what the ecosystem assumes
     # and what Bedrock enforces, so rewritten ids stay within it.
     id_max = 64
 
@@ -367,8 +369,19 @@ class Anthropic(Profile):
             b = it.block
             if b.kind != "result":
                 continue
-            rid = pid(b)
             path = f"messages.{it.msg}.content.{it.pos}"
+            if b.missing_id:
+                emit(
+                    Violation(
+                        "anthropic.result_without_id",
+                        A_NO_ID.format(i=it.msg, j=it.pos),
+                        it.msg,
+                        (),
+                        path + ".tool_result.tool_use_id",
+                    )
+                )
+                continue
+            rid = pid(b)
             if rid not in prev_calls:
                 emit(
                     Violation(
