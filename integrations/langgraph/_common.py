@@ -1,5 +1,6 @@
-"""What the LangGraph entry points share: repair with the model id passed to the core,
-and reading the model id off a LangChain chat model."""
+"""What the LangGraph entry points share: repair and validation of LangChain messages
+with the rules and the model id read off the chat model (its provider, or its host where
+the host's rules differ) passed to the core."""
 
 from __future__ import annotations
 
