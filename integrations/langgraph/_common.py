@@ -11,33 +11,25 @@ from langchain_core.messages import BaseMessage
 
 import toolpair
 from toolpair import Policy, Repaired, Violation
-from toolpair.integrations.langchain import LangChainCodec, codec_for, provider_for
+from toolpair.integrations.langchain import LangChainCodec, codec_for, model_for, provider_for
 from toolpair.integrations.langchain._repair import (
     ProviderLike,
     _as_messages,
     _restore_removals,
     _split_removals,
-    _unwrap,
 )
 
 __all__ = ["ProviderLike", "host_for", "model_id", "repair_list", "rules_for", "validate_list"]
 
-#: Attributes LangChain chat models keep their model id in (ChatAnthropic ``model``,
-#: ChatOpenAI ``model_name``, the Bedrock classes ``model_id``).
-_MODEL_ATTRS = ("model", "model_name", "model_id")
+#: The host profiles `host_for` names: where a host's rules differ from its API's.
+_HOSTS = frozenset({"vertex", "deepseek", "deepseek-responses"})
 
 
 def model_id(model: ProviderLike) -> str | None:
     """The model id a LangChain chat model (or a ``bind_tools`` chain around one) calls;
-    None for a provider name, None, or a model that names no id."""
-    if model is None or isinstance(model, str):
-        return None
-    inner, _ = _unwrap(model)
-    for attr in _MODEL_ATTRS:
-        value = getattr(inner, attr, None)
-        if isinstance(value, str) and value:
-            return value
-    return None
+    None for a provider name, None, or a model that names no id. The LangChain
+    integration's `model_for`, so both read a model the same way."""
+    return model_for(model)
 
 
 def _model(provider: ProviderLike, model: str | None) -> str | None:
@@ -47,23 +39,12 @@ def _model(provider: ProviderLike, model: str | None) -> str | None:
 def host_for(model: ProviderLike) -> str | None:
     """The toolpair host profile a chat model talks to, where its rules differ from the
     API's own: "vertex" (Gemini on Vertex AI), "deepseek" / "deepseek-responses"
-    (DeepSeek's OpenAI-compatible endpoints). None for anything else."""
+    (DeepSeek's OpenAI-compatible endpoints). None for anything else. Read by the
+    LangChain integration's `provider_for`, so both name the same host."""
     if model is None or isinstance(model, str):
         return None
-    inner, _ = _unwrap(model)
-    names = {cls.__name__ for cls in type(inner).__mro__}
-    api = provider_for(model)
-    if api == "gemini" and ("ChatVertexAI" in names or getattr(inner, "vertexai", None) is True):
-        return "vertex"
-    base = ""
-    for attr in ("openai_api_base", "api_base", "base_url"):
-        value = getattr(inner, attr, None)
-        if isinstance(value, str) and value:
-            base = value
-            break
-    if "ChatDeepSeek" in names or "deepseek.com" in base:
-        return "deepseek-responses" if api == "openai-responses" else "deepseek"
-    return None
+    name = provider_for(model)
+    return name if name in _HOSTS else None
 
 
 def rules_for(provider: ProviderLike) -> str:
