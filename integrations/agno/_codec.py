@@ -147,6 +147,9 @@ class AgnoCodec:
         self._renamed: dict[str, str] = {}
         #: For Gemini and Vertex a call's secondary id is its thought signature.
         self._gemini = provider in _GEMINI
+        #: DeepSeek's Responses endpoint wants outputs right after their calls, and agno
+        #: sends an empty assistant message as an item between them: it is read as one.
+        self._empty_items = provider == "deepseek-responses"
         #: Whether Anthropic-native tool_use/tool_result blocks reach the provider as
         #: a call and a result (agno passes them to other providers as unknown parts).
         self._native = provider in (None, "anthropic", "portable")
@@ -218,6 +221,9 @@ class AgnoCodec:
             if not isinstance(msg.tool_calls, list | tuple):
                 raise InvalidHistory("tool_calls must be a list", i)
             blocks.extend(_call_block(tc, i, self._gemini) for tc in msg.tool_calls)
+        if not blocks and role == "assistant" and self._empty_items:
+            # agno's Responses formatter sends it as an item of its own.
+            blocks.append(Block("other", None, sub=_EMPTY))
         return Message(role, blocks, msg, i)
 
     def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
@@ -247,7 +253,7 @@ class AgnoCodec:
         content = [
             b
             for b in blocks
-            if b.kind in ("text", "other", "image", "thinking")
+            if (b.kind in ("text", "other", "image", "thinking") and b.sub != _EMPTY)
             or (b.kind in ("call", "result") and isinstance(b.native, Mapping) and b.sub == _NATIVE)
         ]
         content = [b for b in content if not isinstance(b.native, Reasoning)]
@@ -265,6 +271,7 @@ class AgnoCodec:
             b
             for b in template.blocks
             if b.kind != "call"
+            and b.sub != _EMPTY
             and not isinstance(b.native, Reasoning)
             and b.sub not in ("images", "audio", "videos", "files")
         ]
@@ -368,6 +375,8 @@ class AgnoCodec:
         return self.make_text(text, "user")
 
 
+#: The sub-type of the block standing for an empty assistant message sent as an item.
+_EMPTY = "empty_message"
 #: Anthropic-native blocks in list content read as a call or a result (`_read_native`).
 _NATIVE = "native"
 _RESULT_BLOCK = "tool_result"

@@ -335,3 +335,36 @@ def test_native_blocks_stay_opaque_for_openai() -> None:
     history = NATIVE_CASES["one_unanswered"]
     assert tp_agno.validate_messages(history, "openai") == []
     assert tp_agno.repair_messages(history, "openai") is history
+
+
+def test_empty_assistant_between_call_and_output_on_deepseek_responses() -> None:
+    """agno's Responses formatter sends an empty assistant message as an item of its
+    own; DeepSeek's Responses endpoint wants outputs right after their calls, so one
+    between them is refused there (and not on OpenAI's, which pairs by call_id)."""
+    call = {
+        "id": "fc_1",
+        "call_id": "call_1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": "{}"},
+    }
+    history = [
+        _ask("weather?"),
+        Message(role="assistant", tool_calls=[call]),
+        Message(role="assistant"),
+        Message(role="tool", content="sunny", tool_call_id="call_1", tool_name="get_weather"),
+        _ask("thanks"),
+    ]
+
+    def body(messages: Any) -> dict[str, Any]:
+        tp_agno.unpatch()
+        capture = Capture()
+        Agent(model=MODELS["openai-responses"](capture), tools=tools(), telemetry=False).run(
+            input=messages
+        )
+        return capture.last
+
+    assert tp_agno.validate_messages(history, "openai-responses") == []
+    assert tp_agno.validate_messages(history, "deepseek-responses") != []
+    assert toolpair.validate(body(history), "deepseek-responses") != []
+    repaired = tp_agno.repair_messages(history, "deepseek-responses")
+    assert toolpair.validate(body(repaired), "deepseek-responses") == []

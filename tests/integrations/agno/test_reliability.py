@@ -147,7 +147,7 @@ def simple_problems(history: list[Message], provider: str) -> list[str]:
 
 
 def codec(provider: str) -> AgnoCodec:
-    return AgnoCodec()
+    return AgnoCodec(provider)
 
 
 def dump(history: list[Message]) -> list[Any]:
