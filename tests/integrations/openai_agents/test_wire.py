@@ -1,0 +1,172 @@
+"""Real Runner.run / run_streamed with the real OpenAIResponsesModel and
+OpenAIChatCompletionsModel on a mock transport: each poisoned input is rejected by the
+core validator on the captured body without toolpair, and accepted with it."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from agents import Agent, RunConfig, Runner, function_tool
+from oa_harness import Server, call, fc, message, out, rs, user
+
+import toolpair
+from toolpair.integrations.openai_agents import ToolpairInputFilter, with_toolpair
+
+pytestmark = pytest.mark.anyio
+
+
+@function_tool
+def lookup(city: str) -> str:
+    """Look a city up."""
+    return f"sunny in {city}"
+
+
+def _model(srv: Server):
+    return srv.responses_model() if srv.kind == "responses" else srv.chat_model()
+
+
+def _provider(srv: Server) -> str:
+    return "openai-responses" if srv.kind == "responses" else "openai"
+
+
+async def _run(srv: Server, items, run_config=None, streamed=False):
+    agent = Agent(name="a", tools=[lookup], model=_model(srv))
+    given = copy.deepcopy(items)
+    if streamed:
+        result = Runner.run_streamed(agent, items, run_config=run_config)
+        async for _ in result.stream_events():
+            pass
+    else:
+        result = await Runner.run(agent, items, run_config=run_config)
+    assert items == given, "the caller's items were changed"
+    return result
+
+
+POISONED = {
+    # result.to_input_list() of a run parked on an approval, passed back as new input.
+    "dangling call": [user("hi"), fc("call_d", item_id="fc_d"), user("go on")],
+    # The docs' `input[-N:]` filter recipe leaves the output of a cut-off call first.
+    "orphan output": [out("call_gone", "42"), user("and now?")],
+    # Two parallel calls, the first never answered, the second's output behind a user
+    # message (what a cancelled turn and a reordering backend leave).
+    "split batch": [
+        user("weather and time?"),
+        fc("call_w", item_id="fc_w"),
+        fc("call_t", item_id="fc_t"),
+        user("(interrupted)"),
+        out("call_t", "09:00"),
+    ],
+    # A trimmed reasoning item: the call keeps the fc_ id tied to it... and a reasoning
+    # item left last with nothing after it.
+    "reasoning last": [user("hi"), rs("rs_alone")],
+}
+
+
+@pytest.mark.parametrize("kind", ["responses", "chat"])
+@pytest.mark.parametrize("case", list(POISONED))
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "streamed"])
+async def test_poisoned_input_rejected_without_and_valid_with(kind, case, streamed):
+    if kind == "chat" and case == "reasoning last":
+        pytest.skip("the chat converter drops a reasoning item with nothing after it")
+    if kind == "chat" and streamed:
+        pytest.skip("the mock chat server answers without streaming")
+    raw = Server([[message("fine")]], kind=kind)
+    await _run(raw, POISONED[case], streamed=streamed)
+    assert toolpair.validate(raw.bodies[0], _provider(raw)), "the SDK sent it valid already"
+
+    srv = Server([[message("fine")]], kind=kind)
+    await _run(srv, POISONED[case], with_toolpair(), streamed=streamed)
+    assert toolpair.validate(srv.bodies[0], _provider(srv)) == []
+
+
+@pytest.mark.parametrize("kind", ["responses", "chat"])
+async def test_valid_history_is_sent_as_the_sdk_sends_it(kind):
+    """Do no harm: a valid input gives the same request body with and without toolpair."""
+    items = [user("q"), fc("call_1", item_id="fc_1"), out("call_1", "r"), user("next")]
+    a = Server([[call("lookup", {"city": "Paris"})], [message("done")]], kind=kind)
+    await _run(a, items)
+    b = Server([[call("lookup", {"city": "Paris"})], [message("done")]], kind=kind)
+    await _run(b, items, with_toolpair())
+    key = "input" if kind == "responses" else "messages"
+    # Call ids the mock server made up differ between the two servers.
+    assert [m.get("type") or m.get("role") for m in a.bodies[1][key]] == [
+        m.get("type") or m.get("role") for m in b.bodies[1][key]
+    ]
+    assert a.bodies[0][key] == b.bodies[0][key]
+    assert all(toolpair.validate(body, _provider(b)) == [] for body in b.bodies)
+
+
+@pytest.mark.parametrize("kind", ["responses", "chat"])
+async def test_parallel_calls_run_and_stay_paired(kind):
+    srv = Server(
+        [[call("lookup", {"city": "Paris"}), call("lookup", {"city": "Tokyo"})], [message("ok")]],
+        kind=kind,
+    )
+    await _run(srv, [user("two cities"), fc("call_x", item_id="fc_x")], with_toolpair())
+    assert len(srv.bodies) == 2
+    for body in srv.bodies:
+        assert toolpair.validate(body, _provider(srv)) == []
+    key = "input" if kind == "responses" else "messages"
+    assert len(srv.bodies[1][key]) > len(srv.bodies[0][key])
+
+
+async def test_filter_alone_and_composed_with_an_inner_filter():
+    """The standalone filter repairs; an inner filter runs first and its output (here
+    the docs' `input[-2:]` trimming recipe) is what gets repaired."""
+    from agents.run import ModelInputData
+
+    seen = []
+
+    def docs_recipe(data):
+        seen.append(list(data.model_data.input))
+        return ModelInputData(
+            input=data.model_data.input[-2:], instructions=data.model_data.instructions
+        )
+
+    items = [user("q"), fc("call_1", item_id="fc_1"), out("call_1", "r"), user("next")]
+    raw = Server([[message("x")]])
+    await _run(raw, items, RunConfig(call_model_input_filter=docs_recipe))
+    assert toolpair.validate(raw.bodies[0], "openai-responses")
+
+    srv = Server([[message("x")]])
+    rc = RunConfig(call_model_input_filter=ToolpairInputFilter(inner=docs_recipe))
+    await _run(srv, items, rc)
+    assert toolpair.validate(srv.bodies[0], "openai-responses") == []
+    assert srv.bodies[0]["input"] == [{"role": "user", "content": "next"}]
+    assert len(seen) == 2
+
+    srv2 = Server([[message("x")]])
+    await _run(srv2, items, with_toolpair(RunConfig(call_model_input_filter=docs_recipe)))
+    assert srv2.bodies[0]["input"] == [{"role": "user", "content": "next"}]
+
+
+def test_filter_returns_untouched_items_as_the_same_objects():
+    from agents.run import CallModelData, ModelInputData
+
+    items = [user("q"), fc("call_1", item_id="fc_1"), out("call_1", "r"), user("next")]
+    data = CallModelData(
+        model_data=ModelInputData(input=list(items), instructions="be brief"),
+        agent=Agent(name="a", model="gpt-5"),
+        context=None,
+    )
+    assert ToolpairInputFilter()(data) is data.model_data
+    broken = [*items, fc("call_2", item_id="fc_2")]
+    data = CallModelData(
+        model_data=ModelInputData(input=list(broken), instructions="be brief"),
+        agent=Agent(name="a", model="gpt-5"),
+        context=None,
+    )
+    fixed = ToolpairInputFilter()(data)
+    assert fixed.instructions == "be brief"
+    assert all(a is b for a, b in zip(fixed.input, broken))
+    assert fixed.input[-1]["type"] == "function_call_output"
+    assert broken[-1] == fc("call_2", item_id="fc_2")
+
+
+async def test_with_toolpair_keeps_other_settings():
+    rc = RunConfig(workflow_name="w", tracing_disabled=True, model="gpt-5")
+    on = with_toolpair(rc)
+    assert on.workflow_name == "w" and on.tracing_disabled is True and on.model == "gpt-5"
+    assert rc.call_model_input_filter is None
+    assert with_toolpair(on) is on
