@@ -58,9 +58,25 @@ def repair_items(
     if server_state is not None and provider in _SERVER_STATE:
         ctx["previous_response_id"] = server_state
     rep = toolpair.repair(items, provider, model=model, policy=policy, format=FORMAT, **ctx)
-    if not rep.fixes:
+    out = items if not rep.fixes else list(rep.messages)
+    if provider in _SERVER_STATE and server_state is None:
+        out = _head_call_without_item_id(out)
+    return out
+
+
+def _head_call_without_item_id(items: list[Any]) -> list[Any]:
+    """A history that opens with a ``function_call`` was cut in front of it (a session
+    limit, a trimming recipe), so the reasoning item its ``fc_`` id is tied to is gone
+    and the API would reject it ("...provided without its required 'reasoning' item").
+    The call keeps its ``call_id`` (pairing uses that) and loses the item id."""
+    if not items:
         return items
-    return list(rep.messages)
+    head = items[0]
+    if not (isinstance(head, dict) and head.get("type") == "function_call" and "id" in head):
+        return items
+    if head.get("id") in (None, "__fake_id__"):
+        return items
+    return [{k: v for k, v in head.items() if k != "id"}, *items[1:]]
 
 
 class ToolpairInputFilter:

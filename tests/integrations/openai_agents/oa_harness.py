@@ -254,3 +254,37 @@ def history_with_tools(turns: int) -> list[dict]:
             }
         )
     return items
+
+
+def reasoning_of(history: list[dict]) -> dict[str, str]:
+    """fc_ item id -> the id of the reasoning item right before it in ``history``
+    (for a batch, the reasoning item before the batch)."""
+    tied: dict[str, str] = {}
+    last_rs: str | None = None
+    for item in history:
+        t = item.get("type")
+        if t == "reasoning":
+            last_rs = item.get("id")
+        elif t == "function_call":
+            if last_rs is not None and item.get("id"):
+                tied[item["id"]] = last_rs
+        else:
+            last_rs = None
+    return tied
+
+
+def calls_cut_from_reasoning(sent: list[dict], history: list[dict]) -> list[str]:
+    """The fc_ ids in ``sent`` whose reasoning item (as ``history`` stored it) was not
+    sent: the API rejects them with "...provided without its required 'reasoning'
+    item" (the core validator cannot see this; it needs the stored history)."""
+    tied = reasoning_of(history)
+    sent_rs = {i.get("id") for i in sent if i.get("type") == "reasoning"}
+    return [
+        i["id"]
+        for i in sent
+        if i.get("type") == "function_call" and i.get("id") in tied and tied[i["id"]] not in sent_rs
+    ]
+
+
+async def stored(session: Any) -> list[dict]:
+    return list(await session.get_items())
