@@ -288,3 +288,21 @@ def calls_cut_from_reasoning(sent: list[dict], history: list[dict]) -> list[str]
 
 async def stored(session: Any) -> list[dict]:
     return list(await session.get_items())
+
+
+def provider_for(srv: Server) -> Any:
+    """A ModelProvider resolving every model name to ``srv``'s Responses (or chat)
+    model, as MultiProvider resolves names to OpenAI's."""
+    from agents.models.interface import ModelProvider
+
+    class _Provider(ModelProvider):
+        def __init__(self) -> None:
+            self.models: dict[Any, Any] = {}
+
+        def get_model(self, model_name: str | None) -> Any:
+            if model_name not in self.models:
+                make = srv.responses_model if srv.kind == "responses" else srv.chat_model
+                self.models[model_name] = make(model_name or srv.model)
+            return self.models[model_name]
+
+    return _Provider()
