@@ -12,13 +12,13 @@ import pytest
 pytest.importorskip("litellm")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import httpx  # noqa: E402
-import toolpair  # noqa: E402
-from agents import Agent, RunConfig, Runner, function_tool  # noqa: E402
-from agents.extensions.models.litellm_model import LitellmModel  # noqa: E402
-from oa_harness import fc, out, user  # noqa: E402
+import httpx
+from agents import Agent, RunConfig, Runner, function_tool
+from agents.extensions.models.litellm_model import LitellmModel
+from oa_harness import fc, out, user
 
-from toolpair.integrations.openai_agents import with_toolpair  # noqa: E402
+import toolpair
+from toolpair.integrations.openai_agents import with_toolpair
 
 pytestmark = pytest.mark.anyio
 
