@@ -9,8 +9,9 @@ one request body / message list per line); ``-`` reads stdin. Exit status: 0 val
 repaired), 1 violations (left), 2 a file could not be read, parsed or written.
 
 Framework dumps (pydantic-ai ``ModelMessagesTypeAdapter`` JSON, LangChain
-``messages_to_dict`` output) are read through the framework's integration package when
-that framework is installed: the integration module exposes
+``messages_to_dict`` output, OpenAI Agents SDK session items as a JSON list with
+``--format openai-agents`` or a ``SQLiteSession`` database file with ``--session-id``)
+are read through the framework's integration package when that framework is installed: the integration module exposes
 ``load_dump(obj) -> (messages, codec) | None`` and ``dump_messages(messages) -> obj``.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import io
 import json
 import logging
 import os
@@ -41,6 +43,7 @@ from toolpair.providers import PROVIDERS
 FRAMEWORKS: dict[str, str] = {
     "pydantic-ai": "toolpair.integrations.pydantic_ai",
     "langchain": "toolpair.integrations.langchain",
+    "openai-agents": "toolpair.integrations.openai_agents",
 }
 #: The provider a framework dump is checked against when --provider is omitted.
 FRAMEWORK_PROVIDER = "portable"
@@ -252,6 +255,32 @@ def read_document(name: str, stream: IO[bytes], *, keep_raw: bool) -> Document:
     )
 
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _open_source(path: str, args: argparse.Namespace) -> tuple[IO[bytes], argparse.Namespace]:
+    """``_open``, except that an Agents SDK session database (SQLite) is read through its
+    integration as the JSON list of the session's items (``--session-id`` picks one)."""
+    stream = _open(path)
+    if stream is sys.stdin.buffer:
+        return stream, args
+    head = stream.read(len(_SQLITE_MAGIC))
+    stream.seek(0)
+    if head != _SQLITE_MAGIC:
+        return stream, args
+    stream.close()
+    module = _framework_hook("openai-agents", path)
+    try:
+        items = module.load_session_file(path, getattr(args, "session_id", None))
+    except ValueError as e:
+        raise ReadError(path, str(e)) from None
+    if getattr(args, "in_place", False):
+        raise ReadError(path, "cannot rewrite a session database in place; use -o OUT.json")
+    args = argparse.Namespace(**vars(args))
+    args.format = args.format or "openai-agents"
+    return io.BytesIO(json.dumps(items).encode("utf-8")), args
+
+
 def _open(path: str) -> IO[bytes]:
     if path == "-":
         return sys.stdin.buffer
@@ -318,7 +347,7 @@ def resolve(obj: Any, fmt: str | None, provider: str | None, where: str) -> Reso
                 messages,
                 codec,
                 framework,
-                provider or FRAMEWORK_PROVIDER,
+                provider or getattr(module, "DEFAULT_PROVIDER", FRAMEWORK_PROVIDER),
                 dump if callable(dump) else None,
             )
         if fmt is not None:
@@ -455,7 +484,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
-    stream = _open(name)
+    stream, args = _open_source(name, args)
     shown = "<stdin>" if name == "-" else name
     total = 0
     units = 0
@@ -532,7 +561,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if args.in_place and name == "-":
         _err("--in-place needs a file, not stdin")
         return 2
-    stream = _open(name)
+    stream, args = _open_source(name, args)
     try:
         doc = read_document(shown, stream, keep_raw=True)
         nl = doc.style.newline
@@ -767,6 +796,12 @@ def _parser() -> argparse.ArgumentParser:
             metavar="MODEL",
             help="the model id, as you pass it to the provider: its family's own rules "
             "apply (default: the strictest rules of any model behind that API)",
+        )
+        sp.add_argument(
+            "--session-id",
+            metavar="ID",
+            help="for an Agents SDK SQLite session file: the session to read "
+            "(default: the only one)",
         )
 
     c = sub.add_parser(
