@@ -11,8 +11,9 @@ repaired), 1 violations (left), 2 a file could not be read, parsed or written.
 Framework dumps (pydantic-ai ``ModelMessagesTypeAdapter`` JSON, LangChain
 ``messages_to_dict`` output, OpenAI Agents SDK session items as a JSON list with
 ``--format openai-agents`` or a ``SQLiteSession`` database file with ``--session-id``)
-are read through the framework's integration package when that framework is installed: the integration module exposes
-``load_dump(obj) -> (messages, codec) | None`` and ``dump_messages(messages) -> obj``.
+are read through the framework's integration package when that framework is installed:
+the integration module exposes ``load_dump(obj) -> (messages, codec) | None`` and
+``dump_messages(messages) -> obj``.
 """
 
 from __future__ import annotations
