@@ -96,14 +96,12 @@ def poisoned_history() -> tuple[list[Any], Codec]:
         {"role": "user", "content": "What's the weather in Paris, and the local time in Tokyo?"},
         {
             "type": "function_call",
-            "id": "fc_wthrParis",
             "call_id": "wthrParis",
             "name": "get_weather",
             "arguments": '{"city": "Paris"}',
         },
         {
             "type": "function_call",
-            "id": "fc_timeTokyo",
             "call_id": "timeTokyo",
             "name": "get_time",
             "arguments": '{"city": "Tokyo"}',

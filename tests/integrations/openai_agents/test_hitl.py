@@ -44,7 +44,7 @@ async def test_to_input_list_after_an_interruption_sends_a_bare_call():
     raw = Server([[message("noon")]])
     await Runner.run(_agent(raw), follow_up)
     violations = toolpair.validate(raw.bodies[0], "openai-responses")
-    assert [v.code for v in violations] == ["openai-responses.missing_output"]
+    assert "openai-responses.missing_output" in [v.code for v in violations]
 
     fixed = Server([[message("noon")]])
     await Runner.run(_agent(fixed), follow_up, run_config=with_toolpair())

@@ -83,7 +83,7 @@ async def test_poisoned_input_rejected_without_and_valid_with(kind, case, stream
 @pytest.mark.parametrize("kind", ["responses", "chat"])
 async def test_valid_history_is_sent_as_the_sdk_sends_it(kind):
     """Do no harm: a valid input gives the same request body with and without toolpair."""
-    items = [user("q"), fc("call_1", item_id="fc_1"), out("call_1", "r"), user("next")]
+    items = [user("q"), fc("call_1"), out("call_1", "r"), user("next")]
     a = Server([[call("lookup", {"city": "Paris"})], [message("done")]], kind=kind)
     await _run(a, items)
     b = Server([[call("lookup", {"city": "Paris"})], [message("done")]], kind=kind)
@@ -124,7 +124,7 @@ async def test_filter_alone_and_composed_with_an_inner_filter():
             input=data.model_data.input[-2:], instructions=data.model_data.instructions
         )
 
-    items = [user("q"), fc("call_1", item_id="fc_1"), out("call_1", "r"), user("next")]
+    items = [user("q"), fc("call_1"), out("call_1", "r"), user("next")]
     raw = Server([[message("x")]])
     await _run(raw, items, RunConfig(call_model_input_filter=docs_recipe))
     assert toolpair.validate(raw.bodies[0], "openai-responses")
@@ -144,14 +144,14 @@ async def test_filter_alone_and_composed_with_an_inner_filter():
 def test_filter_returns_untouched_items_as_the_same_objects():
     from agents.run import CallModelData, ModelInputData
 
-    items = [user("q"), fc("call_1", item_id="fc_1"), out("call_1", "r"), user("next")]
+    items = [user("q"), fc("call_1"), out("call_1", "r"), user("next")]
     data = CallModelData(
         model_data=ModelInputData(input=list(items), instructions="be brief"),
         agent=Agent(name="a", model="gpt-5"),
         context=None,
     )
     assert ToolpairInputFilter()(data) is data.model_data
-    broken = [*items, fc("call_2", item_id="fc_2")]
+    broken = [*items, fc("call_2")]
     data = CallModelData(
         model_data=ModelInputData(input=list(broken), instructions="be brief"),
         agent=Agent(name="a", model="gpt-5"),
@@ -161,7 +161,7 @@ def test_filter_returns_untouched_items_as_the_same_objects():
     assert fixed.instructions == "be brief"
     assert all(a is b for a, b in zip(fixed.input, broken[:-1], strict=False))
     assert fixed.input[-1]["type"] == "function_call_output"
-    assert broken[-1] == fc("call_2", item_id="fc_2")
+    assert broken[-1] == fc("call_2")
 
 
 async def test_with_toolpair_keeps_other_settings():
