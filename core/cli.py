@@ -263,7 +263,7 @@ def _open_source(path: str, args: argparse.Namespace) -> tuple[IO[bytes], argpar
     """``_open``, except that an Agents SDK session database (SQLite) is read through its
     integration as the JSON list of the session's items (``--session-id`` picks one)."""
     stream = _open(path)
-    if stream is sys.stdin.buffer:
+    if stream is sys.stdin.buffer or not stream.seekable():
         return stream, args
     head = stream.read(len(_SQLITE_MAGIC))
     stream.seek(0)
@@ -348,7 +348,7 @@ def resolve(obj: Any, fmt: str | None, provider: str | None, where: str) -> Reso
                 messages,
                 codec,
                 framework,
-                provider or getattr(module, "DEFAULT_PROVIDER", FRAMEWORK_PROVIDER),
+                provider or str(getattr(module, "DEFAULT_PROVIDER", FRAMEWORK_PROVIDER)),
                 dump if callable(dump) else None,
             )
         if fmt is not None:
