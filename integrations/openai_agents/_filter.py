@@ -26,6 +26,7 @@ import toolpair
 from toolpair import Policy
 
 from ._detect import detect, known
+from ._fast import chat_items_valid
 
 #: The SDK's items are Responses input items whatever model receives them.
 FORMAT = "openai-responses"
@@ -54,6 +55,8 @@ def repair_items(
     """``items`` repaired for ``provider``; the same list when nothing needed changing.
     ``server_state`` is the ``previous_response_id`` or ``conversation_id`` of a
     server-managed run (outputs of server-side calls are then legal)."""
+    if provider == "openai" and chat_items_valid(items):
+        return items
     ctx: dict[str, Any] = {}
     if server_state is not None and provider in _SERVER_STATE:
         ctx["previous_response_id"] = server_state
