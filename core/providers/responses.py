@@ -38,7 +38,7 @@ class Responses(Profile):
     #: Reasoning models tie an ``fc_`` item to the reasoning item that produced it: the
     #: call may not be sent with that id and without its reasoning (R3). Unknown models
     #: count as reasoning models.
-    fc_needs_reasoning: ClassVar[bool] = True
+    fc_needs_reasoning = True
     id_max = 64
 
     def for_model(self, model: str) -> Profile:
