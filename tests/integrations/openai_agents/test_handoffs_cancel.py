@@ -89,20 +89,26 @@ async def test_handoff_requests(mode, poisoned):
     reason="cancel(mode=...) is 0.4.0+",
 )
 @pytest.mark.parametrize("mode", ["immediate", "after_turn"])
-async def test_cancelled_stream_then_next_turn(mode):
-    """A stream cancelled in the middle of a tool turn, then the next turn on the same
-    session: the next request is valid and the session holds what the SDK wrote."""
-    srv = Server([[call("lookup", {"city": "Paris"}), call("lookup", {"city": "Rome"})]] * 3)
-    session = SQLiteSession("cancel")
-    rc = with_toolpair(RunConfig(model_provider=provider_for(srv)))
-    agent = Agent(name="a", tools=[lookup], model="gpt-5")
-    result = Runner.run_streamed(agent, "weather?", run_config=rc, session=session)
-    async for event in result.stream_events():
-        if getattr(event, "name", None) == "tool_called":
-            result.cancel(mode=mode)
-    kept = await stored(session)
-    srv.replies[:] = [[message("sunny")]]
-    await Runner.run(agent, "and now?", run_config=rc, session=session)
-    for body in srv.bodies:
-        assert toolpair.validate(body, "openai-responses") == []
-    assert (await stored(session))[: len(kept)] == kept
+@pytest.mark.parametrize("trigger", ["reasoning_item_created", "tool_called", "tool_output"])
+async def test_cancelled_stream_then_next_turn(mode, trigger):
+    """A stream cancelled at each point of a parallel tool turn, then the next turn on
+    the same session: both requests valid without and with toolpair, and the session
+    holds exactly what the SDK wrote."""
+    for wrap in (False, True):
+        turn = [reasoning(), call("lookup", {"city": "Paris"}), call("lookup", {"city": "Rome"})]
+        srv = Server([turn] * 3)
+        session = SQLiteSession("cancel")
+        rc = RunConfig(model_provider=provider_for(srv))
+        if wrap:
+            rc = with_toolpair(rc)
+        agent = Agent(name="a", tools=[lookup], model="gpt-5")
+        result = Runner.run_streamed(agent, "weather?", run_config=rc, session=session)
+        async for event in result.stream_events():
+            if getattr(event, "name", None) == trigger:
+                result.cancel(mode=mode)
+        kept = await stored(session)
+        srv.replies[:] = [[message("sunny")]]
+        await Runner.run(agent, "and now?", run_config=rc, session=session)
+        for body in srv.bodies:
+            assert toolpair.validate(body, "openai-responses") == []
+        assert (await stored(session))[: len(kept)] == kept

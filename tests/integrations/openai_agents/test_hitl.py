@@ -74,3 +74,23 @@ async def test_resume_after_approval_stays_valid_and_keeps_the_sdks_output(decis
         assert "not" in text.lower() or "reject" in text.lower() or "denied" in text.lower()
     after = await stored(session)
     assert after[: len(before)] == before
+
+
+async def test_resume_through_pair_safe_session_stores_what_the_sdk_stores():
+    """Resuming a parked run writes through the SDK's checked session path (tail reads
+    with exact limits): PairSafeSession stores the same items as the bare session."""
+    from toolpair.integrations.openai_agents import PairSafeSession
+
+    kinds = []
+    for wrap in (False, True):
+        srv = Server([[call("delete_file", {"path": "/tmp/x"})], [message("done")]])
+        inner = SQLiteSession("hitl-safe")
+        session = PairSafeSession(inner) if wrap else inner
+        parked = await _park(srv, with_toolpair(), session)
+        state = parked.to_state()
+        state.approve(parked.interruptions[0])
+        await Runner.run(_agent(srv), state, run_config=with_toolpair(), session=session)
+        kinds.append([i.get("type") or i.get("role") for i in await stored(inner)])
+        assert toolpair.validate(srv.bodies[-1], "openai-responses") == []
+    assert kinds[0] == kinds[1]
+    assert kinds[1].count("function_call_output") == 1

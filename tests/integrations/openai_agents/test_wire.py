@@ -170,3 +170,20 @@ async def test_with_toolpair_keeps_other_settings():
     assert on.workflow_name == "w" and on.tracing_disabled is True and on.model == "gpt-5"
     assert rc.call_model_input_filter is None
     assert with_toolpair(on) is on
+
+
+async def test_composes_with_the_sdks_tool_output_trimmer():
+    """The SDK's ToolOutputTrimmer (0.9.0+) in the slot runs first; its trimmed outputs
+    are sent as it made them and a dangling call still gets its result."""
+    trimmer_mod = pytest.importorskip("agents.extensions.tool_output_trimmer")
+    big = "x" * 5000
+    items = [user("q0"), fc("call_big"), out("call_big", big), user("q1"), user("q2")]
+    items += [user("q3"), fc("call_open")]
+    trimmer = trimmer_mod.ToolOutputTrimmer(recent_turns=1, max_output_chars=100)
+    srv = Server([[message("x")]])
+    await _run(srv, items, with_toolpair(RunConfig(call_model_input_filter=trimmer)))
+    sent = srv.bodies[0]["input"]
+    assert toolpair.validate(srv.bodies[0], "openai-responses") == []
+    first = next(i for i in sent if i.get("call_id") == "call_big" and "output" in i)
+    assert len(str(first["output"])) < len(big)
+    assert any(i.get("call_id") == "call_open" and "output" in i for i in sent)
