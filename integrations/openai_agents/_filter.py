@@ -26,7 +26,7 @@ import toolpair
 from toolpair import Policy
 
 from ._detect import detect, known
-from ._fast import chat_items_valid
+from ._fast import CHAT_CODEC
 
 #: The SDK's items are Responses input items whatever model receives them.
 FORMAT = "openai-responses"
@@ -55,12 +55,11 @@ def repair_items(
     """``items`` repaired for ``provider``; the same list when nothing needed changing.
     ``server_state`` is the ``previous_response_id`` or ``conversation_id`` of a
     server-managed run (outputs of server-side calls are then legal)."""
-    if provider == "openai" and chat_items_valid(items):
-        return items
     ctx: dict[str, Any] = {}
     if server_state is not None and provider in _SERVER_STATE:
         ctx["previous_response_id"] = server_state
-    rep = toolpair.repair(items, provider, model=model, policy=policy, format=FORMAT, **ctx)
+    fmt = CHAT_CODEC if provider == "openai" else FORMAT
+    rep = toolpair.repair(items, provider, model=model, policy=policy, format=fmt, **ctx)
     out = items if not rep.fixes else list(rep.messages)
     if provider in _SERVER_STATE and server_state is None:
         out = _head_call_without_item_id(out)

@@ -38,3 +38,40 @@ def test_sdk_shaped_histories_take_the_fast_path():
     assert chat_items_valid(parallel)
     assert not chat_items_valid([user("q"), fc("a"), user("r"), out("a")])
     assert not chat_items_valid([out("a")])
+
+
+def _exchanges(draw_defects: list[int], turns: int) -> list[dict]:
+    """A long SDK-shaped history; the turns listed in ``draw_defects`` are broken in
+    one of three ways (a dangling call, an output moved behind the next user message,
+    an orphan output)."""
+    items: list[dict] = []
+    for t in range(turns):
+        items.append(user(f"q{t}"))
+        items.append(rs(f"rs_{t}"))
+        a, b = f"a{t}", f"b{t}"
+        items += [fc(a), fc(b)]
+        kind = draw_defects[t] if t < len(draw_defects) else 0
+        if kind == 1:
+            items.append(out(a))
+        elif kind == 2:
+            items += [out(a), user("hm"), out(b)]
+        elif kind == 3:
+            items += [out(a), out(b), out(f"gone{t}")]
+        else:
+            items += [out(b), out(a)]
+        items.append({"type": "message", "role": "assistant", "content": f"r{t}", "id": f"m{t}"})
+    return items
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([0, 0, 0, 0, 0, 0, 1, 2, 3]), min_size=60, max_size=60))
+def test_piecewise_chat_repair_gives_the_full_paths_answer(defects):
+    from toolpair.integrations.openai_agents._fast import CHAT_CODEC
+
+    items = _exchanges(defects, 60)
+    fast = toolpair.repair(items, "openai", format=CHAT_CODEC)
+    full = toolpair.repair(items, "openai", format="openai-responses")
+    assert fast.messages == full.messages
+    assert toolpair.validate(fast.messages, "openai", format="openai-responses") == []
+    untouched = [m for m in fast.messages if any(m is i for i in items)]
+    assert len(untouched) >= len(items) - 8 * sum(1 for d in defects if d)
