@@ -223,8 +223,10 @@ class ToolpairModel(Model):
 
 
 class ToolpairModelProvider(ModelProvider):
-    """Wraps every model another provider resolves in a `ToolpairModel` (one wrapper per
-    model object, so the SDK's per-model bookkeeping sees one model)."""
+    """Wraps every model another provider resolves in a `ToolpairModel`. A provider that
+    hands back the same model object for a name gets the same wrapper back (the SDK's
+    per-model bookkeeping then sees one model); one that builds a new model per call
+    (as ``OpenAIProvider`` does) gets a new wrapper, and nothing piles up."""
 
     def __init__(
         self,
@@ -236,17 +238,17 @@ class ToolpairModelProvider(ModelProvider):
     ) -> None:
         self.toolpair_inner = inner
         self._options = {"provider": provider, "model_id": model, "policy": policy}
-        self._wrapped: dict[int, tuple[Model, ToolpairModel]] = {}
+        self._last: dict[str | None, tuple[Model, ToolpairModel]] = {}
 
     def get_model(self, model_name: str | None) -> Model:
         resolved = self.toolpair_inner.get_model(model_name)
         if isinstance(resolved, ToolpairModel):
             return resolved
-        hit = self._wrapped.get(id(resolved))
+        hit = self._last.get(model_name)
         if hit is not None and hit[0] is resolved:
             return hit[1]
         wrapper = ToolpairModel(resolved, **self._options)
-        self._wrapped[id(resolved)] = (resolved, wrapper)
+        self._last[model_name] = (resolved, wrapper)
         return wrapper
 
     async def aclose(self) -> None:
@@ -271,8 +273,18 @@ def with_toolpair(run_config: RunConfig | None = None, **options: Any) -> RunCon
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
     rc = run_config if run_config is not None else RunConfig()
     existing = rc.call_model_input_filter
-    if isinstance(existing, ToolpairInputFilter) and existing._models_repair:
-        return rc  # already on
+    if isinstance(existing, ToolpairInputFilter):
+        if existing._models_repair:
+            return rc  # already on
+        # A bare ToolpairInputFilter in the slot: take over its settings and inner filter
+        # rather than repairing twice.
+        options = {
+            "provider": existing.provider,
+            "model": existing.model,
+            "policy": existing.policy,
+            **options,
+        }
+        existing = existing.inner
     provider = rc.model_provider
     if not isinstance(provider, ToolpairModelProvider):
         provider = ToolpairModelProvider(provider, **options)

@@ -187,3 +187,26 @@ async def test_composes_with_the_sdks_tool_output_trimmer():
     first = next(i for i in sent if i.get("call_id") == "call_big" and "output" in i)
     assert len(str(first["output"])) < len(big)
     assert any(i.get("call_id") == "call_open" and "output" in i for i in sent)
+
+
+def test_with_toolpair_takes_over_a_bare_filter_and_wraps_each_resolved_model():
+    from agents.run import ModelInputData
+
+    from toolpair.integrations.openai_agents import ToolpairModel
+
+    def inner(data):
+        return ModelInputData(input=data.model_data.input, instructions="x")
+
+    on = with_toolpair(
+        RunConfig(call_model_input_filter=ToolpairInputFilter("anthropic", inner=inner))
+    )
+    assert on.call_model_input_filter.inner is inner
+    assert on.call_model_input_filter.provider == "anthropic"
+    srv = Server([])
+    from oa_harness import provider_for
+
+    on = with_toolpair(RunConfig(model_provider=provider_for(srv)))
+    a, b = on.model_provider.get_model("gpt-5"), on.model_provider.get_model("gpt-5")
+    assert isinstance(a, ToolpairModel) and a is b  # the inner provider caches: one wrapper
+    assert a.model == "gpt-5"  # everything else is the wrapped model's
+    assert a.target() == ("openai-responses", "gpt-5")
