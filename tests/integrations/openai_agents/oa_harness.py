@@ -160,6 +160,26 @@ def responses_stream(output: list[dict], model: str = "gpt-5") -> bytes:
     return _sse(events)
 
 
+def chat_stream(output: list[dict], model: str = "gpt-4o") -> bytes:
+    """The SSE stream of a chat completion that yields ``output``."""
+    body = chat_body(output, model)
+    msg = body["choices"][0]["message"]
+    base = {"id": body["id"], "object": "chat.completion.chunk", "created": 1, "model": model}
+    chunks = []
+    delta: dict[str, Any] = {"role": "assistant"}
+    if msg.get("content"):
+        delta["content"] = msg["content"]
+    chunks.append({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+    for k, tc in enumerate(msg.get("tool_calls", [])):
+        d = {"tool_calls": [{"index": k, **tc}]}
+        chunks.append({**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]})
+    finish = body["choices"][0]["finish_reason"]
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    chunks.append({**base, "choices": [], "usage": body["usage"]})
+    text = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    return text.encode()
+
+
 @dataclass
 class Server:
     """A scripted OpenAI-compatible server: each request gets the next reply; every
@@ -179,6 +199,12 @@ class Server:
             self.check(body)
         out = self.replies.pop(0) if self.replies else [message("done")]
         if self.kind == "chat":
+            if body.get("stream"):
+                return hx.Response(
+                    200,
+                    content=chat_stream(out, self.model),
+                    headers={"content-type": "text/event-stream"},
+                )
             return hx.Response(200, json=chat_body(out, self.model))
         if body.get("stream"):
             return hx.Response(

@@ -69,8 +69,6 @@ POISONED = {
 async def test_poisoned_input_rejected_without_and_valid_with(kind, case, streamed):
     if kind == "chat" and case == "reasoning last":
         pytest.skip("the chat converter drops a reasoning item with nothing after it")
-    if kind == "chat" and streamed:
-        pytest.skip("the mock chat server answers without streaming")
     raw = Server([[message("fine")]], kind=kind)
     await _run(raw, POISONED[case], streamed=streamed)
     assert toolpair.validate(raw.bodies[0], _provider(raw)), "the SDK sent it valid already"
@@ -97,13 +95,14 @@ async def test_valid_history_is_sent_as_the_sdk_sends_it(kind):
     assert all(toolpair.validate(body, _provider(b)) == [] for body in b.bodies)
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "streamed"])
 @pytest.mark.parametrize("kind", ["responses", "chat"])
-async def test_parallel_calls_run_and_stay_paired(kind):
+async def test_parallel_calls_run_and_stay_paired(kind, streamed):
     srv = Server(
         [[call("lookup", {"city": "Paris"}), call("lookup", {"city": "Tokyo"})], [message("ok")]],
         kind=kind,
     )
-    await _run(srv, [user("two cities"), fc("call_x", item_id="fc_x")], with_toolpair())
+    await _run(srv, [user("two cities"), fc("call_x")], with_toolpair(), streamed=streamed)
     assert len(srv.bodies) == 2
     for body in srv.bodies:
         assert toolpair.validate(body, _provider(srv)) == []
