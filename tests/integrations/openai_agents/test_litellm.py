@@ -105,3 +105,17 @@ async def test_litellm_parallel_calls_from_the_model(anthropic_bodies):
     assert len(bodies) == 2
     for body in bodies:
         assert toolpair.validate(body, "anthropic") == []
+
+
+async def test_litellm_model_string_through_the_sdks_multi_provider(anthropic_bodies, monkeypatch):
+    """`Agent(model="litellm/anthropic/...")`: the SDK's MultiProvider builds the
+    LitellmModel; the provider with_toolpair installs wraps it and judges the items by
+    Anthropic's rules."""
+    bodies, _ = anthropic_bodies
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
+    agent = Agent(name="a", tools=[lookup], model="litellm/anthropic/claude-sonnet-4-5")
+    items = list(CASES["dangling call"])
+    await Runner.run(agent, items)
+    assert toolpair.validate(bodies[-1], "anthropic")
+    await Runner.run(agent, items, run_config=with_toolpair())
+    assert toolpair.validate(bodies[-1], "anthropic") == []
