@@ -75,6 +75,11 @@ class Profile:
     #: this profile: true wherever this profile's rules are a subset of those.
     fast_path: ClassVar[bool] = True
 
+    #: A host that reports a base API's rules under its own name: old prefix -> new.
+    reports_as: ClassVar[dict[str, str]] = {}
+    #: Rules of a base API that a host checks differently (its own rules stand in).
+    replaces: ClassVar[frozenset[str]] = frozenset()
+
     id_pattern: ClassVar[re.Pattern[str]] = re.compile(r".+")
     id_max: ClassVar[int] = 1_000_000
 
