@@ -60,25 +60,7 @@ def repair_items(
         ctx["previous_response_id"] = server_state
     fmt = CHAT_CODEC if provider == "openai" else FORMAT
     rep = toolpair.repair(items, provider, model=model, policy=policy, format=fmt, **ctx)
-    out = items if not rep.fixes else list(rep.messages)
-    if provider in _SERVER_STATE and server_state is None:
-        out = _head_call_without_item_id(out)
-    return out
-
-
-def _head_call_without_item_id(items: list[Any]) -> list[Any]:
-    """A history that opens with a ``function_call`` was cut in front of it (a session
-    limit, a trimming recipe), so the reasoning item its ``fc_`` id is tied to is gone
-    and the API would reject it ("...provided without its required 'reasoning' item").
-    The call keeps its ``call_id`` (pairing uses that) and loses the item id."""
-    if not items:
-        return items
-    head = items[0]
-    if not (isinstance(head, dict) and head.get("type") == "function_call" and "id" in head):
-        return items
-    if head.get("id") in (None, "__fake_id__"):
-        return items
-    return [{k: v for k, v in head.items() if k != "id"}, *items[1:]]
+    return items if not rep.fixes else list(rep.messages)
 
 
 class ToolpairInputFilter:
