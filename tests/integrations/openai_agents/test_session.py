@@ -59,7 +59,13 @@ async def test_session_limit_cuts_reasoning_and_pair_safe_session_does_not():
     for limit in range(1, len(history) + 1):
         rc = RunConfig(session_settings=SessionSettings(limit=limit))
         raw = await _turn(await _session(history), rc)
-        broken += calls_cut_from_reasoning(raw["input"], history)
+        cut = calls_cut_from_reasoning(raw["input"], history)
+        broken += cut
+        if cut:
+            # The core validator sees it too: an fc_ call with no reasoning item before
+            # it, for a reasoning model.
+            codes = [v.code for v in toolpair.validate(raw, "openai-responses")]
+            assert "openai-responses.call_without_reasoning" in codes, limit
 
         s = await _session(history)
         body = await _turn(PairSafeSession(s), rc)
