@@ -60,7 +60,8 @@ def repair_items(
         ctx["previous_response_id"] = server_state
     fmt = CHAT_CODEC if provider == "openai" else FORMAT
     rep = toolpair.repair(items, provider, model=model, policy=policy, format=fmt, **ctx)
-    return items if not rep.fixes else list(rep.messages)
+    # What repair could not fix is in its warning; the items go as they were.
+    return list(rep.messages) if rep.changed else items
 
 
 class ToolpairInputFilter:

@@ -75,3 +75,28 @@ def test_piecewise_chat_repair_gives_the_full_paths_answer(defects):
     assert toolpair.validate(fast.messages, "openai", format="openai-responses") == []
     untouched = [m for m in fast.messages if any(m is i for i in items)]
     assert len(untouched) >= len(items) - 8 * sum(1 for d in defects if d)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.lists(ITEM, max_size=12),
+    # Not "portable": there the core's repair of items can leave text beside a call
+    # that a second pass moves (Bedrock's strict rule), so it is not idempotent yet.
+    st.sampled_from(["openai", "openai-responses", "anthropic", "gemini", "mistral"]),
+)
+def test_repair_items_is_pure_idempotent_and_valid(items, provider):
+    """What the filter and the model wrapper send: the caller's items untouched,
+    a second repair changes nothing, and the provider's rules accept the result (or a
+    fix says what could not be repaired)."""
+    import copy
+
+    from toolpair.integrations.openai_agents import repair_items
+
+    given_items = copy.deepcopy(items)
+    once = repair_items(items, provider)
+    assert items == given_items
+    twice = repair_items(once, provider)
+    assert twice is once  # nothing left to fix: the same list back
+    rep = toolpair.repair(items, provider, format="openai-responses")
+    if not rep.unrepaired:
+        assert toolpair.validate(once, provider, format="openai-responses") == []
