@@ -24,11 +24,17 @@ def lookup(city: str) -> str:
     return f"sunny in {city}"
 
 
-async def _continue(srv: Server, run_config: RunConfig, **server_ids):
+async def _continue(srv: Server, run_config: RunConfig, streamed=False, **server_ids):
     """A run that resumes a stored response: its input is the output of the call the
     stored response made."""
     agent = Agent(name="a", tools=[lookup], model="gpt-5")
-    await Runner.run(agent, [out("call_on_server", "sunny")], run_config=run_config, **server_ids)
+    items = [out("call_on_server", "sunny")]
+    if streamed:
+        result = Runner.run_streamed(agent, items, run_config=run_config, **server_ids)
+        async for _ in result.stream_events():
+            pass
+    else:
+        await Runner.run(agent, items, run_config=run_config, **server_ids)
     return srv.bodies[0]
 
 
@@ -37,9 +43,10 @@ if "conversation_id" in _RUN_ARGS:
     SERVER_IDS.append({"conversation_id": "conv_stored"})
 
 
+@pytest.mark.parametrize("streamed", [False, True], ids=["run", "streamed"])
 @pytest.mark.parametrize("ids", SERVER_IDS, ids=lambda d: next(iter(d)))
 @pytest.mark.parametrize("where", ["provider", "run_config.model"])
-async def test_lone_output_is_kept_in_a_server_managed_run(ids, where):
+async def test_lone_output_is_kept_in_a_server_managed_run(ids, where, streamed):
     raw = Server([[message("ok")]])
     raw_body = await _continue(raw, RunConfig(model_provider=provider_for(raw)), **ids)
     assert raw_body["input"][0]["call_id"] == "call_on_server"
@@ -49,7 +56,7 @@ async def test_lone_output_is_kept_in_a_server_managed_run(ids, where):
         rc = with_toolpair(RunConfig(model_provider=provider_for(srv)))
     else:
         rc = with_toolpair(RunConfig(model=srv.responses_model()))
-    body = await _continue(srv, rc, **ids)
+    body = await _continue(srv, rc, streamed=streamed, **ids)
     assert body["input"] == raw_body["input"]
     assert toolpair.validate(body, "openai-responses", previous_response_id="server") == []
 
