@@ -209,3 +209,20 @@ def test_with_toolpair_takes_over_a_bare_filter_and_wraps_each_resolved_model():
     assert isinstance(a, ToolpairModel) and a is b  # the inner provider caches: one wrapper
     assert a.model == "gpt-5"  # everything else is the wrapped model's
     assert a.target() == ("openai-responses", "gpt-5")
+
+
+@pytest.mark.parametrize("use_responses", [True, False], ids=["responses", "chat"])
+async def test_the_sdks_openai_provider_with_a_model_name(use_responses):
+    """`OpenAIProvider(use_responses=...)` resolving `Agent(model="gpt-4.1")`: the model
+    the provider builds is wrapped and tells which API the items go to."""
+    from agents import OpenAIProvider
+
+    srv = Server([[message("fine")]], kind="responses" if use_responses else "chat")
+    provider = OpenAIProvider(openai_client=srv.client(), use_responses=use_responses)
+    agent = Agent(name="a", tools=[lookup], model="gpt-4.1")
+    items = POISONED["split batch"]
+    await Runner.run(
+        agent, list(items), run_config=with_toolpair(RunConfig(model_provider=provider))
+    )
+    assert toolpair.validate(srv.bodies[0], _provider(srv)) == []
+    assert ("input" in srv.bodies[0]) is use_responses
