@@ -1,6 +1,7 @@
-"""LitellmModel to Anthropic, the body captured at LiteLLM's HTTP layer: the SDK's
-chat conversion plus LiteLLM's Anthropic translation leave a bare tool_use or an orphan
-tool_result (400); with toolpair the items are judged by Anthropic's rules first."""
+"""LitellmModel to Anthropic (and Gemini, Mistral), the body captured at LiteLLM's HTTP
+layer: the SDK's chat conversion plus LiteLLM's translation leave a bare tool_use or an
+orphan tool_result (400) for Anthropic, bad ids for Mistral, and drop an unanswered call
+for Gemini; with toolpair the items are judged by the downstream provider's rules first."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import httpx
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.extensions.models.litellm_model import LitellmModel
-from oa_harness import fc, out, user
+from oa_harness import chat_body, fc, message, out, user
 
 import toolpair
 from toolpair.integrations.openai_agents import with_toolpair
@@ -47,9 +48,27 @@ def _anthropic_reply(tool: bool) -> dict:
     }
 
 
+def _reply(url: str, tool: bool) -> dict:
+    if "generativelanguage" in url:
+        return {
+            "candidates": [
+                {
+                    "content": {"role": "model", "parts": [{"text": "done"}]},
+                    "finishReason": "STOP",
+                    "index": 0,
+                }
+            ],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1},
+        }
+    if "mistral" in url:
+        return chat_body([message("done")], "mistral-large-latest")
+    return _anthropic_reply(tool)
+
+
 @pytest.fixture
-def anthropic_bodies(monkeypatch):
-    """Every Messages API body LiteLLM sends, answered by a scripted reply."""
+def litellm_bodies(monkeypatch):
+    """Every body LiteLLM sends (Anthropic Messages, Gemini generateContent, Mistral
+    chat), answered by a scripted reply in that API's shape."""
     bodies: list[dict] = []
     script: list[bool] = []
 
@@ -57,7 +76,7 @@ def anthropic_bodies(monkeypatch):
         body = json.loads(request.content)
         bodies.append(body)
         tool = script.pop(0) if script else False
-        return httpx.Response(200, json=_anthropic_reply(tool), request=request)
+        return httpx.Response(200, json=_reply(str(request.url), tool), request=request)
 
     monkeypatch.setattr(httpx.AsyncClient, "send", send)
     return bodies, script
@@ -77,8 +96,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-async def test_litellm_anthropic(case, anthropic_bodies):
-    bodies, _ = anthropic_bodies
+async def test_litellm_anthropic(case, litellm_bodies):
+    bodies, _ = litellm_bodies
     model = LitellmModel("anthropic/claude-sonnet-4-5", api_key="x")
     agent = Agent(name="a", tools=[lookup])
     await Runner.run(agent, list(CASES[case]), run_config=RunConfig(model=model))
@@ -96,8 +115,8 @@ async def test_litellm_anthropic(case, anthropic_bodies):
         assert broken, f"LiteLLM sent {case} valid already"
 
 
-async def test_litellm_parallel_calls_from_the_model(anthropic_bodies):
-    bodies, script = anthropic_bodies
+async def test_litellm_parallel_calls_from_the_model(litellm_bodies):
+    bodies, script = litellm_bodies
     script[:] = [True, False]
     model = LitellmModel("anthropic/claude-sonnet-4-5", api_key="x")
     agent = Agent(name="a", tools=[lookup])
@@ -107,11 +126,11 @@ async def test_litellm_parallel_calls_from_the_model(anthropic_bodies):
         assert toolpair.validate(body, "anthropic") == []
 
 
-async def test_litellm_model_string_through_the_sdks_multi_provider(anthropic_bodies, monkeypatch):
+async def test_litellm_model_string_through_the_sdks_multi_provider(litellm_bodies, monkeypatch):
     """`Agent(model="litellm/anthropic/...")`: the SDK's MultiProvider builds the
     LitellmModel; the provider with_toolpair installs wraps it and judges the items by
     Anthropic's rules."""
-    bodies, _ = anthropic_bodies
+    bodies, _ = litellm_bodies
     monkeypatch.setenv("ANTHROPIC_API_KEY", "x")
     agent = Agent(name="a", tools=[lookup], model="litellm/anthropic/claude-sonnet-4-5")
     items = list(CASES["dangling call"])
@@ -119,3 +138,38 @@ async def test_litellm_model_string_through_the_sdks_multi_provider(anthropic_bo
     assert toolpair.validate(bodies[-1], "anthropic")
     await Runner.run(agent, items, run_config=with_toolpair())
     assert toolpair.validate(bodies[-1], "anthropic") == []
+
+
+async def test_litellm_mistral_ids_are_rewritten_for_both_halves(litellm_bodies):
+    """Mistral wants 9-character alphanumeric ids and no user message right after tool
+    results: judged by Mistral's rules, call and output get the same new id."""
+    bodies, _ = litellm_bodies
+    model = LitellmModel("mistral/mistral-large-latest", api_key="x")
+    agent = Agent(name="a", tools=[lookup])
+    items = list(CASES["split batch"])
+    await Runner.run(agent, items, run_config=RunConfig(model=model))
+    assert toolpair.validate(bodies[-1], "mistral")
+    await Runner.run(agent, items, run_config=with_toolpair(RunConfig(model=model)))
+    assert toolpair.validate(bodies[-1], "mistral", model="mistral-large-latest") == []
+    calls = [c["id"] for m in bodies[-1]["messages"] for c in m.get("tool_calls") or []]
+    results = [m["tool_call_id"] for m in bodies[-1]["messages"] if m["role"] == "tool"]
+    assert sorted(calls) == sorted(results) and all(len(i) == 9 for i in calls)
+
+
+async def test_litellm_gemini_keeps_the_unanswered_call(litellm_bodies):
+    """To Gemini the SDK drops a call that has no output (the request is accepted, and
+    the model no longer knows it made the call); judged by Gemini's rules the call is
+    kept with the neutral error result."""
+    bodies, _ = litellm_bodies
+    model = LitellmModel("gemini/gemini-2.5-flash", api_key="x")
+    agent = Agent(name="a", tools=[lookup])
+    items = list(CASES["split batch"])
+
+    def calls(body):
+        return [p for c in body["contents"] for p in c["parts"] if "function_call" in p]
+
+    await Runner.run(agent, items, run_config=RunConfig(model=model))
+    assert len(calls(bodies[-1])) == 1
+    await Runner.run(agent, items, run_config=with_toolpair(RunConfig(model=model)))
+    assert len(calls(bodies[-1])) == 2
+    assert toolpair.validate(bodies[-1], "gemini", model="gemini-2.5-flash") == []
