@@ -59,9 +59,34 @@ def repair_items(
     if server_state is not None and provider in _SERVER_STATE:
         ctx["previous_response_id"] = server_state
     fmt = CHAT_CODEC if provider == "openai" else FORMAT
-    rep = toolpair.repair(items, provider, model=model, policy=policy, format=fmt, **ctx)
+    view, originals = _as_dicts(items)
+    rep = toolpair.repair(view, provider, model=model, policy=policy, format=fmt, **ctx)
     # What repair could not fix is in its warning; the items go as they were.
-    return list(rep.messages) if rep.changed else items
+    if not rep.changed:
+        return items
+    if originals is None:
+        return list(rep.messages)
+    return [originals.get(id(m), m) for m in rep.messages]
+
+
+def _as_dicts(items: list[Any]) -> tuple[list[Any], dict[int, Any] | None]:
+    """The items as dicts: callers may pass the SDK's pydantic output items (a
+    ``ResponseFunctionToolCall`` from ``result.new_items``), which the SDK dumps before
+    sending. Returns the view and, when it dumped any, view item id -> the caller's
+    object, so what repair leaves alone goes back as the very object given."""
+    if all(isinstance(i, dict) for i in items):
+        return items, None
+    view: list[Any] = []
+    originals: dict[int, Any] = {}
+    for item in items:
+        dump = getattr(item, "model_dump", None)
+        if isinstance(item, dict) or dump is None:
+            view.append(item)
+            continue
+        as_dict = dump(exclude_unset=True, mode="json")
+        originals[id(as_dict)] = item
+        view.append(as_dict)
+    return view, originals
 
 
 class ToolpairInputFilter:

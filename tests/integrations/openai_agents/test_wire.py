@@ -226,3 +226,27 @@ async def test_the_sdks_openai_provider_with_a_model_name(use_responses):
     )
     assert toolpair.validate(srv.bodies[0], _provider(srv)) == []
     assert ("input" in srv.bodies[0]) is use_responses
+
+
+def test_pydantic_items_are_judged_as_dicts_and_kept_as_given():
+    """A caller may put the SDK's own pydantic items in the input
+    (``new_items[i].raw_item``): they are judged like the dicts the SDK dumps them to,
+    and where nothing changes them they stay the objects given."""
+    from openai.types.responses import ResponseFunctionToolCall
+
+    from toolpair.integrations.openai_agents import repair_items
+
+    call_obj = ResponseFunctionToolCall(
+        type="function_call", call_id="call_p", name="lookup", arguments="{}"
+    )
+    items = [user("q"), call_obj, user("and?")]
+    fixed = repair_items(items, "openai-responses")
+    assert fixed[0] is items[0] and fixed[1] is call_obj
+    assert [i.get("type") for i in fixed if isinstance(i, dict)] == [
+        None,
+        "function_call_output",
+        None,
+    ]
+    assert fixed[2]["call_id"] == "call_p"
+    done = [*items[:2], out("call_p"), items[2]]
+    assert repair_items(done, "openai-responses") is done
