@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from agents.models.interface import Model, ModelProvider
+from agents.models.openai_responses import OpenAIResponsesModel
 from agents.run import CallModelData, ModelInputData, RunConfig
 
 import toolpair
@@ -59,34 +60,60 @@ def repair_items(
     if server_state is not None and provider in _SERVER_STATE:
         ctx["previous_response_id"] = server_state
     fmt = CHAT_CODEC if provider == "openai" else FORMAT
-    view, originals = _as_dicts(items)
+    send_stripped = provider in _RESPONSES and not _SDK_STRIPS_FAKE_IDS
+    view, originals, stripped = _as_dicts(items, keep_stripped=send_stripped)
     rep = toolpair.repair(view, provider, model=model, policy=policy, format=fmt, **ctx)
     # What repair could not fix is in its warning; the items go as they were.
     if not rep.changed:
+        if stripped and originals is not None:
+            return [originals.get(id(m), m) for m in view]
         return items
     if originals is None:
         return list(rep.messages)
     return [originals.get(id(m), m) for m in rep.messages]
 
 
-def _as_dicts(items: list[Any]) -> tuple[list[Any], dict[int, Any] | None]:
-    """The items as dicts: callers may pass the SDK's pydantic output items (a
-    ``ResponseFunctionToolCall`` from ``result.new_items``), which the SDK dumps before
-    sending. Returns the view and, when it dumped any, view item id -> the caller's
-    object, so what repair leaves alone goes back as the very object given."""
-    if all(isinstance(i, dict) for i in items):
-        return items, None
+#: The id the SDK gives items from models that have no item ids (Chat Completions,
+#: LiteLLM); the models strip it before sending, OpenAIResponsesModel only from 0.9 on.
+FAKE_ID = "__fake_id__"
+_SDK_STRIPS_FAKE_IDS = hasattr(
+    OpenAIResponsesModel, "_remove_openai_responses_api_incompatible_fields"
+)
+_RESPONSES = ("openai-responses", "deepseek-responses")
+
+
+def _as_dicts(
+    items: list[Any], *, keep_stripped: bool = False
+) -> tuple[list[Any], dict[int, Any] | None, bool]:
+    """The items as the model will send them, for judging: callers may pass the SDK's
+    pydantic output items (a ``ResponseFunctionToolCall`` from ``result.new_items``),
+    which the SDK dumps, and items from Chat Completions models carry the placeholder
+    id ``__fake_id__``, which the SDK strips. Returns the view and, when it differs,
+    view item id -> the caller's object, so what repair leaves alone goes back as the
+    very object given. ``keep_stripped``: an SDK that sends the placeholder id (before
+    0.9) gets the stripped copy sent instead (the Responses API rejects the id)."""
+    if all(type(i) is dict and i.get("id") != FAKE_ID for i in items):
+        return items, None, False
     view: list[Any] = []
     originals: dict[int, Any] = {}
+    kept_stripped = False
     for item in items:
-        dump = getattr(item, "model_dump", None)
-        if isinstance(item, dict) or dump is None:
-            view.append(item)
-            continue
-        as_dict = dump(exclude_unset=True, mode="json")
-        originals[id(as_dict)] = item
+        as_dict = item
+        if not isinstance(item, dict):
+            dump = getattr(item, "model_dump", None)
+            if dump is None:
+                view.append(item)  # the codec names it as bad input
+                continue
+            as_dict = dump(exclude_unset=True, mode="json")
+        stripped = as_dict.get("id") == FAKE_ID
+        if stripped:
+            as_dict = {k: v for k, v in as_dict.items() if k != "id"}
+        if stripped and keep_stripped:
+            kept_stripped = True
+        elif as_dict is not item:
+            originals[id(as_dict)] = item
         view.append(as_dict)
-    return view, originals
+    return view, originals, kept_stripped
 
 
 class ToolpairInputFilter:

@@ -250,3 +250,51 @@ def test_pydantic_items_are_judged_as_dicts_and_kept_as_given():
     assert fixed[2]["call_id"] == "call_p"
     done = [*items[:2], out("call_p"), items[2]]
     assert repair_items(done, "openai-responses") is done
+
+
+@pytest.mark.parametrize("kind", ["responses", "chat"])
+async def test_history_from_a_chat_model_is_not_taken_for_broken(kind):
+    """Items a Chat Completions model produced carry the id ``__fake_id__``, which the
+    SDK strips before sending: a valid history of them is sent untouched, with no fix
+    and no warning, whichever API the next model speaks."""
+    import logging
+
+    fake = "__fake_id__"
+    history = [
+        user("q"),
+        {**fc("c1"), "id": fake},
+        out("c1"),
+        {
+            "type": "message",
+            "role": "assistant",
+            "id": fake,
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "a", "annotations": []}],
+        },
+        user("q2"),
+        {**fc("c2"), "id": fake},
+        out("c2"),
+    ]
+    from toolpair.integrations.openai_agents import repair_items
+    from toolpair.integrations.openai_agents._filter import _SDK_STRIPS_FAKE_IDS
+
+    provider = "openai-responses" if kind == "responses" else "openai"
+    sent = repair_items(history, provider)
+    if provider == "openai" or _SDK_STRIPS_FAKE_IDS:
+        assert sent is history
+    else:
+        # Before 0.9 OpenAIResponsesModel sends the placeholder, which the API rejects:
+        # the copies without it go instead.
+        assert [i.get("id") for i in sent] == [None] * len(history)
+        assert [i for i in sent if i is history[2]] == [history[2]]
+    records = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger("toolpair").addHandler(handler)
+    try:
+        srv = Server([[message("x")]], kind=kind)
+        await _run(srv, history, with_toolpair())
+    finally:
+        logging.getLogger("toolpair").removeHandler(handler)
+    assert records == []
+    assert toolpair.validate(srv.bodies[0], _provider(srv)) == []
