@@ -24,7 +24,7 @@ from agents.models.openai_responses import OpenAIResponsesModel
 from agents.run import CallModelData, ModelInputData, RunConfig
 
 import toolpair
-from toolpair import Policy
+from toolpair import Policy, _api
 
 from ._detect import detect, known
 from ._fast import CHAT_CODEC
@@ -60,6 +60,9 @@ def repair_items(
     if server_state is not None and provider in _SERVER_STATE:
         ctx["previous_response_id"] = server_state
     fmt = CHAT_CODEC if provider == "openai" else FORMAT
+    # The common case first, as repair itself starts: one pass, nothing decoded.
+    if _api.parse(items, provider, fmt, ctx, model).certainly_valid():
+        return items
     send_stripped = provider in _RESPONSES and not _SDK_STRIPS_FAKE_IDS
     view, originals, stripped = _as_dicts(items, keep_stripped=send_stripped)
     rep = toolpair.repair(view, provider, model=model, policy=policy, format=fmt, **ctx)
