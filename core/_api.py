@@ -59,7 +59,7 @@ class Parsed:
     def certainly_valid(self) -> bool:
         if not self.profile.fast_path:
             return False
-        return certainly_valid(self.codec, self.profile.name, self.raw, self.ctx)
+        return certainly_valid(self.codec, self.profile.checker, self.raw, self.ctx)
 
     def violations(self) -> list[Violation]:
         if self.certainly_valid():
