@@ -274,7 +274,10 @@ def _open_source(path: str, args: argparse.Namespace) -> tuple[IO[bytes], argpar
     try:
         items = module.load_session_file(path, getattr(args, "session_id", None))
     except ValueError as e:
-        raise ReadError(path, str(e)) from None
+        hint = ""
+        if str(e).startswith("not an Agents SDK session database"):
+            hint = " (a LangGraph checkpoint file takes --thread ID)"
+        raise ReadError(path, f"{e}{hint}") from None
     if getattr(args, "in_place", False):
         raise ReadError(path, "cannot rewrite a session database in place; use -o OUT.json")
     args = argparse.Namespace(**vars(args))

@@ -191,3 +191,15 @@ def test_unknown_model_classes_are_portable():
             raise NotImplementedError
 
     assert detect_provider(Mine())[0] == "portable"
+
+
+def test_cli_names_what_another_sqlite_file_is_not(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE checkpoints (thread_id TEXT)")
+    r = run_cli("check", path)
+    assert r.returncode == 2
+    assert "not an Agents SDK session database" in r.stderr
+    assert "--thread" in r.stderr
