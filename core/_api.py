@@ -104,7 +104,16 @@ def parse(
     if unknown:
         raise TypeError(f"unknown context keyword(s): {', '.join(sorted(unknown))}")
     profile = get_profile(provider, model)
+    if format == "claude-code":
+        # A Claude Code transcript: the merged API messages of its rebuilt main chain.
+        from toolpair.claude_code import api_messages
+
+        if not isinstance(history, list | tuple):
+            raise InvalidHistory("a claude-code transcript is a list of line objects")
+        history, format = api_messages(history), "anthropic"
     codec = get_codec(format if format is not None else detect(history, provider))
+    if format is None and codec.name == "openai-responses" and not isinstance(history, Mapping):
+        _judged_guard(history)
     body: Mapping[str, Any] | None = None
     key = ""
     ctx_values: dict[str, Any] = {}
@@ -129,6 +138,21 @@ def parse(
     if isinstance(ctx.thinking, Mapping):
         ctx.thinking = _thinking_on(ctx.thinking)
     return Parsed(body, key, raw, codec, profile, ctx)
+
+
+def _judged_guard(history: Any) -> None:
+    """Refuse a detected format that explains almost nothing of the list: rules would
+    skip every unknown item, and ``valid`` would be said about what was never read."""
+    from toolpair._coverage import guard
+    from toolpair.claude_code import looks_like_session
+
+    head = list(history[:20]) if isinstance(history, list | tuple) else []
+    hint = (
+        "; it looks like a Claude Code transcript: pass format='claude-code'"
+        if looks_like_session(head)
+        else ""
+    )
+    guard(history, "openai-responses", hint=hint)
 
 
 def validate(

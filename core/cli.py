@@ -3,6 +3,11 @@
     toolpair check FILE... [--provider P] [--format F] [--json]
     toolpair repair FILE [--provider P] [--format F] [-o OUT | --in-place]
     toolpair demo [PROVIDER...]
+    toolpair scan [DIR] [--json]          (Claude Code sessions that would fail)
+    toolpair map FILE [--html OUT]        (every turn, its pairs and breaks)
+
+A Claude Code session file (``~/.claude/projects/<dir>/<id>.jsonl``) is detected and read
+as Claude Code reads it on ``--resume`` (`toolpair.claude_code`).
 
 A file is a JSON request body, a JSON message list, or JSONL (one message per line, or
 one request body / message list per line); ``-`` reads stdin. Exit status: 0 valid (or
@@ -32,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from toolpair import __version__, _api
+from toolpair._coverage import NothingJudged
 from toolpair._model import Block, Codec, Fix, InvalidHistory, Message, Repaired, Violation
 from toolpair.formats import CODECS, detect
 from toolpair.providers import PROVIDERS
@@ -455,6 +461,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
+    from toolpair import _sessions_cli
+
+    if _sessions_cli.wants(name, args.format):
+        return _sessions_cli.check_file(name, args, out_json)
     stream = _open(name)
     shown = "<stdin>" if name == "-" else name
     total = 0
@@ -468,6 +478,10 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
             described.add(_named(r, args.provider is not None))
             try:
                 violations = _api.validate(r.history, r.provider, model=args.model, format=r.format)
+            except NothingJudged as e:
+                raise ReadError(
+                    _location(shown, unit, None), f"nothing judged, not reported valid: {e}"
+                ) from None
             except InvalidHistory as e:
                 raise _invalid(shown, unit, e) from None
             total += len(violations)
@@ -527,7 +541,11 @@ def _encode_output(r: Resolved, rep: Repaired, where: str) -> Any:
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
+    from toolpair import _sessions_cli
+
     name: str = args.file
+    if _sessions_cli.wants(name, args.format):
+        return _sessions_cli.repair(args)
     shown = "<stdin>" if name == "-" else name
     if args.in_place and name == "-":
         _err("--in-place needs a file, not stdin")
@@ -746,7 +764,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    formats = [*CODECS, *FRAMEWORKS]
+    from toolpair import _sessions_cli
+
+    formats = [*CODECS, *FRAMEWORKS, "claude-code"]
     p = argparse.ArgumentParser(
         prog="toolpair",
         description="Check and repair the tool calls and results of agent transcripts.",
@@ -807,6 +827,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     d.add_argument("providers", nargs="*", metavar="PROVIDER", help=f"any of {', '.join(DEMOS)}")
     d.set_defaults(func=cmd_demo)
+    _sessions_cli.add_commands(sub, common)
     return p
 
 
