@@ -323,6 +323,10 @@ class Session:
         if not 0 <= v.index < len(self.messages):
             return None
         m = self.messages[v.index]
+        for e in m.entries:
+            # The line holding the first id the violation names (a call or a result).
+            if v.ids and (v.ids[0] in e.call_ids() or v.ids[0] in e.result_ids()):
+                return e.line
         parts = v.path.split(".") if v.path else []
         if len(parts) >= 4 and parts[2] == "content" and parts[3].isdigit():
             return m.line_of_block(int(parts[3]))
@@ -453,7 +457,9 @@ def build_session(t: Transcript) -> Session:
     for e in entries:
         if e.parent:
             children.setdefault(e.parent, []).append(e)
-    subagent = t.agent_id is not None and all(e.sidechain for e in entries)
+    # A subagent file (2.0 ``agent-*.jsonl`` in the project, 2.1 ``subagents/``): every
+    # line is a sidechain line; it is its own chain.
+    subagent = bool(entries) and all(e.sidechain for e in entries)
     if subagent:
         # A subagent file: the last user/assistant line is the leaf.
         msgs = [e for e in entries if e.type in MESSAGE_TYPES]

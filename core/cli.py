@@ -37,9 +37,10 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from toolpair import __version__, _api
+from toolpair import _coverage
 from toolpair._coverage import NothingJudged
 from toolpair._model import Block, Codec, Fix, InvalidHistory, Message, Repaired, Violation
-from toolpair.formats import CODECS, detect
+from toolpair.formats import CODECS, LIST_KEYS, detect
 from toolpair.providers import PROVIDERS
 
 #: Framework dump formats: ``--format`` name -> the integration module exposing
@@ -475,6 +476,7 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
         for unit in doc.units:
             units += 1
             r = resolve(unit.obj, args.format, args.provider, _location(shown, unit, None))
+            _judged(r, args, _location(shown, unit, None))
             described.add(_named(r, args.provider is not None))
             try:
                 violations = _api.validate(r.history, r.provider, model=args.model, format=r.format)
@@ -524,8 +526,27 @@ def _line(unit: Unit, index: int) -> int | None:
 # -- repair --------------------------------------------------------------------------
 
 
+def _judged(r: Resolved, args: argparse.Namespace, where: str) -> None:
+    """A detected format that explains nothing, or almost nothing, of the document: the
+    rules would skip it all, so no verdict is given (exit 2), and what was skipped is
+    said. A format given with --format is taken at its word."""
+    if args.format is not None or not isinstance(r.format, str):
+        return
+    items = r.history
+    if isinstance(items, Mapping):
+        items = items.get(LIST_KEYS.get(r.format, "messages"))
+    try:
+        _coverage.guard(items, r.format)
+    except NothingJudged as e:
+        what = "nothing" if e.coverage.nothing else "almost nothing"
+        raise ReadError(
+            where, f"{what} judged, not reported valid: {e} (force one with --format)"
+        ) from None
+
+
 def _repair_unit(shown: str, unit: Unit, args: argparse.Namespace) -> tuple[Resolved, Repaired]:
     r = resolve(unit.obj, args.format, args.provider, _location(shown, unit, None))
+    _judged(r, args, _location(shown, unit, None))
     try:
         return r, _api.repair(r.history, r.provider, model=args.model, format=r.format)
     except InvalidHistory as e:
