@@ -34,11 +34,11 @@ GRAPH_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"
 MESSAGE_TYPES = frozenset({"user", "assistant"})
 #: Keys whose presence on a line says "Claude Code transcript" (with ``type``).
 _SESSION_KEYS = ("parentUuid", "sessionId", "leafUuid", "isSidechain")
-_TEXT_KEEP = 80
+_TEXT_KEEP = 48
 #: The user turn a resumed session sends after its history (judging stands it in).
 NEXT_PROMPT = "(the next prompt)"
-_LIST_KEEP = 64
-_DEPTH = 4
+_LIST_KEEP = 16
+_DEPTH = 2
 
 
 class SessionError(ValueError):
@@ -52,33 +52,48 @@ class SessionError(ValueError):
 # -- reading ------------------------------------------------------------------------
 
 
-def _slim(value: Any, depth: int = 0) -> Any:
-    """A bounded copy of a JSON value: long strings cut, long lists cut, deep nesting
-    dropped. Kept: every key, the blankness of every string, every id."""
-    if isinstance(value, str):
-        return value if len(value) <= _TEXT_KEEP else value[:_TEXT_KEEP]
-    if depth >= _DEPTH:
-        return None if not isinstance(value, (int, float, bool)) else value
-    if isinstance(value, list):
-        return [_slim(v, depth + 1) for v in value[:_LIST_KEEP]]
-    if isinstance(value, dict):
-        return {k: _slim(v, depth + 1) for k, v in value.items()}
-    return value
+def _short(text: str) -> str:
+    """A prefix of a text, enough to render it; blank text stays as it is (rules care)."""
+    return text if len(text) <= _TEXT_KEEP else text[:_TEXT_KEEP]
+
+
+def _block(b: Any, depth: int = 0) -> Any:
+    """A content block reduced to its kind, ids, flags and a short text."""
+    if not isinstance(b, dict):
+        return b if isinstance(b, str | int | float | bool) or b is None else {}
+    t = b.get("type")
+    out: dict[str, Any] = {"type": t}
+    for k in ("id", "tool_use_id", "name", "is_error", "signature", "cache_control"):
+        if k in b:
+            v = b[k]
+            out[k] = _short(v) if isinstance(v, str) and k != "id" and k != "tool_use_id" else v
+    if t == "tool_use" or t == "server_tool_use":
+        out["input"] = {}
+        return out
+    for k in ("text", "thinking", "data"):
+        v = b.get(k)
+        if isinstance(v, str):
+            out[k] = _short(v)
+    c = b.get("content")
+    if isinstance(c, str):
+        out["content"] = _short(c)
+    elif isinstance(c, list):
+        out["content"] = [_block(x, depth + 1) for x in c[:_LIST_KEEP]] if depth < _DEPTH else []
+    elif c is not None:
+        out["content"] = {} if isinstance(c, dict) else c
+    if "source" in b and isinstance(b["source"], dict):
+        out["source"] = {"type": b["source"].get("type")}
+    return out
 
 
 def _skeleton(content: Any) -> Any:
-    """The content of a message as far as pairing and rendering care."""
+    """The content of a message as far as pairing and rendering care: memory per line
+    stays small however large the line is."""
     if isinstance(content, str):
-        return _slim(content)
+        return _short(content)
     if not isinstance(content, list):
         return content
-    out: list[Any] = []
-    for b in content:
-        if isinstance(b, dict) and b.get("type") in ("tool_use", "server_tool_use"):
-            out.append({k: ({} if k == "input" else _slim(v, 1)) for k, v in b.items()})
-        else:
-            out.append(_slim(b, 1))
-    return out
+    return [_block(b) for b in content]
 
 
 @dataclass(slots=True, eq=False)

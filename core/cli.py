@@ -36,8 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from toolpair import __version__, _api
-from toolpair import _coverage
+from toolpair import __version__, _api, _coverage
 from toolpair._coverage import NothingJudged
 from toolpair._model import Block, Codec, Fix, InvalidHistory, Message, Repaired, Violation
 from toolpair.formats import CODECS, LIST_KEYS, detect

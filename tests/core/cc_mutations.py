@@ -106,9 +106,12 @@ def single_call(ls: list[bytes]) -> str:
         c = (o.get("message") or {}).get("content")
         if isinstance(c, list):
             for b in c:
-                if isinstance(b, dict) and b.get("type") == "tool_use":
-                    if str(b.get("id", "")).endswith("hm6PSH"):
-                        return str(b["id"])
+                if (
+                    isinstance(b, dict)
+                    and b.get("type") == "tool_use"
+                    and str(b.get("id", "")).endswith("hm6PSH")
+                ):
+                    return str(b["id"])
     raise LookupError("hm6PSH")
 
 

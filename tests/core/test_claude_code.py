@@ -8,8 +8,8 @@ broken by the mutations in cc_mutations.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import stat
 import time
 from pathlib import Path
@@ -281,7 +281,7 @@ def test_spliced_line_copies_the_session_fields_and_sits_after_its_parent(
     assert block["type"] == "tool_result" and block["is_error"] is True
     # The interrupt text now follows the result in the merged user message.
     assert nxt["message"]["content"][0]["text"] == M.INTERRUPT
-    assert list(new)[0] == "parentUuid"
+    assert next(iter(new)) == "parentUuid"
 
 
 def test_refuses_when_the_file_changes_while_read(
