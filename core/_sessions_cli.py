@@ -43,6 +43,8 @@ def _cli() -> Any:
 
 def _read(name: str) -> Session:
     cli = _cli()
+    if name == "-":
+        return claude_code.read_session(sys.stdin.buffer)
     try:
         with open(name, "rb") as f:
             return claude_code.read_session(f)
