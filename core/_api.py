@@ -103,6 +103,10 @@ def parse(
     unknown = set(context) - _CONTEXT_KEYS
     if unknown:
         raise TypeError(f"unknown context keyword(s): {', '.join(sorted(unknown))}")
+    if model is None and isinstance(history, Mapping):
+        # A request body names its model: its family's rules are the exact ones.
+        named = history.get("model", history.get("modelId"))
+        model = named if isinstance(named, str) else None
     profile = get_profile(provider, model)
     if format == "claude-code":
         # A Claude Code transcript: the merged API messages of its rebuilt main chain.

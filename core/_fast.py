@@ -376,8 +376,16 @@ def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     open_calls: set[str] = set()
     item_ids: set[str] = set()
     after_reasoning = False
+    produced = False  # inside the run of calls right after a reasoning item
     for item in msgs:
         t = item.get("type")
+        if t == "function_call":
+            # An fc_ item id ties the call to its reasoning item (R3).
+            if "id" in item and not (after_reasoning or produced):
+                return None
+            produced = after_reasoning or produced
+        else:
+            produced = False
         # A reasoning item must be followed by the assistant item it produced (R3).
         if after_reasoning and (t in ("reasoning", "function_call_output") or "role" in item):
             return None

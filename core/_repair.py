@@ -170,6 +170,16 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
 
 def _rewrite_ids(st: _State) -> None:
     profile = st.profile
+    strip = None if profile.ids_allowed else getattr(st.codec, "without_id", None)
+    if strip is not None:
+        for c in st.calls:
+            if c.block.id is None:
+                continue
+            st.renamed[id(c.block)] = strip(c.block)
+            if c.result is not None:
+                st.renamed[id(c.result)] = strip(c.result)
+            st.fix("id_removed", c.msg, [c.block.id], "the host accepts no id on calls or results")
+        return
     taken: set[str] | None = None  # built on the first rename: most repairs have none
     seen: set[str] = set()
     for c in st.calls:
@@ -581,15 +591,32 @@ def _reasoning(st: _State, out: list[Out]) -> list[Out]:
         while i < n and out[i].blocks and out[i].blocks[0].kind == "reasoning":
             rs.append(out[i])
             i += 1
+        # An assistant message without an id cannot be what a reasoning item produced
+        # (R3): one standing between the reasoning and its items moves in front.
+        pre = []
+        while i < n and out[i].role == "assistant" and _idless_text(out[i]):
+            pre.append(out[i])
+            i += 1
         xs = []
         while (
             i < n
             and out[i].role == "assistant"
             and out[i].blocks
             and out[i].blocks[0].kind != "reasoning"
+            and not _idless_text(out[i])
         ):
             xs.append(out[i])
             i += 1
+        if pre and xs:
+            idx = pre[0].template.index if pre[0].template else -1
+            st.fix(
+                "content_reordered",
+                idx,
+                [],
+                "an assistant message without an id moved in front of the reasoning item",
+            )
+            res.extend(pre)
+            pre = []
         if len(rs) == 1 and xs:
             res.append(rs[0])
             res.extend(xs)
@@ -610,7 +637,12 @@ def _reasoning(st: _State, out: list[Out]) -> list[Out]:
             idx = rs[0].template.index if rs[0].template else -1
             st.fix("reasoning_reordered", idx, [], "reasoning items interleaved with their items")
         res.extend(xs[len(rs) :])
+        res.extend(pre)
     return res
+
+
+def _idless_text(o: Out) -> bool:
+    return len(o.blocks) == 1 and o.blocks[0].kind == "text" and o.blocks[0].item_id is None
 
 
 def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) -> list[Out]:
@@ -619,6 +651,7 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
     strip = getattr(st.codec, "without_item_id", None)
     if strip is None:
         return out
+    needs = getattr(st.profile, "fc_needs_reasoning", False)
     had_reasoning: set[int] = set()
     for a, b in pairwise(inputs):
         if a.blocks and a.blocks[0].kind == "reasoning" and b.blocks:
@@ -628,10 +661,14 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
             continue
         blk = o.blocks[0]
         orig = o.template.blocks[0] if o.template and o.template.blocks else blk
-        if id(orig) not in had_reasoning or blk.item_id is None:
+        if blk.item_id is None:
             continue
-        prev = out[k - 1] if k else None
-        if prev is not None and prev.blocks and prev.blocks[0].kind == "reasoning":
+        if id(orig) not in had_reasoning and not (needs and blk.sub == "function_call"):
+            continue
+        j = k - 1
+        while j >= 0 and out[j].blocks and out[j].blocks[0].kind == "call":
+            j -= 1
+        if j >= 0 and out[j].blocks and out[j].blocks[0].kind == "reasoning":
             continue
         out[k] = Out(o.role, [strip(blk)], o.template)
         st.fix(

@@ -65,6 +65,12 @@ class Profile:
     #: Messages with no content are rejected (Gemini G6), so repair removes them.
     drop_empty: ClassVar[bool] = False
 
+    #: Whether calls and results may carry an id at all on the wire (Vertex v1: no).
+    ids_allowed: ClassVar[bool] = True
+    #: Whether the no-op checker of the API's strict profile may clear a history for
+    #: this profile: true wherever this profile's rules are a subset of those.
+    fast_path: ClassVar[bool] = True
+
     id_pattern: ClassVar[re.Pattern[str]] = re.compile(r".+")
     id_max: ClassVar[int] = 1_000_000
 

@@ -67,8 +67,9 @@ def fixed(history: Any, provider: str, **kw: Any) -> toolpair.Repaired:
     before = copy.deepcopy(history)
     result = toolpair.repair(history, provider, **kw)
     assert history == before, "repair mutated its input"
-    assert toolpair.validate(result.messages, provider) == []
-    again = toolpair.repair(result.messages, provider)
+    model = kw.get("model")
+    assert toolpair.validate(result.messages, provider, model=model) == []
+    again = toolpair.repair(result.messages, provider, model=model)
     assert again.fixes == [] and again.messages == result.messages
     msgs = again.messages if isinstance(again.messages, list) else again.messages["messages"]
     first = result.messages if isinstance(result.messages, list) else result.messages["messages"]
@@ -138,7 +139,7 @@ class TestDangling:
 
     def test_responses(self) -> None:
         h = [RU("q"), fc("call_1", "fc_1"), RU("never mind")]
-        r = fixed(h, "openai-responses")
+        r = fixed(h, "openai-responses", model="gpt-4.1")
         assert r.messages == [
             RU("q"),
             fc("call_1", "fc_1"),
