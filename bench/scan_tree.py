@@ -47,20 +47,77 @@ def _renamed(objs: list[dict[str, Any]], sid: str, rng: random.Random) -> list[d
                 o[key] = table[v]
         if "sessionId" in o:
             o["sessionId"] = sid
+        m = o.get("message")
+        if isinstance(m, dict) and isinstance(m.get("content"), list):
+            # Tool ids are unique per session: a copy's calls get ids of their own.
+            m = dict(m)
+            if isinstance(m.get("id"), str):
+                table.setdefault(m["id"], f"msg_{rng.getrandbits(96):024x}")
+                m["id"] = table[m["id"]]
+            blocks = []
+            for b in m["content"]:
+                if isinstance(b, dict):
+                    b = dict(b)
+                    for key in ("id", "tool_use_id"):
+                        if isinstance(b.get(key), str):
+                            v = b[key]
+                            table.setdefault(v, f"toolu_{rng.getrandbits(96):024x}")
+                            b[key] = table[v]
+                blocks.append(b)
+            m["content"] = blocks
+            o["message"] = m
         out.append(o)
     return out
 
 
 def _grown(
-    objs: list[dict[str, Any]], times: int, sid: str, rng: random.Random
+    objs: list[dict[str, Any]],
+    times: int,
+    sid: str,
+    rng: random.Random,
+    compact_every: int = 0,
 ) -> list[dict[str, Any]]:
     """``times`` copies of a conversation, each hanging from the previous one's leaf."""
     out: list[dict[str, Any]] = []
     last: str | None = None
-    for _ in range(times):
+    for n in range(times):
+        if compact_every and n and n % compact_every == 0 and last is not None:
+            # Auto-compaction: a boundary (a new root) and the summary that follows it.
+            b = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+            u = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+            out.append(
+                {
+                    "parentUuid": None,
+                    "logicalParentUuid": last,
+                    "isSidechain": False,
+                    "type": "system",
+                    "subtype": "compact_boundary",
+                    "sessionId": sid,
+                    "uuid": b,
+                    "content": "Conversation compacted",
+                    "compactMetadata": {"trigger": "auto", "preTokens": 160000},
+                }
+            )
+            out.append(
+                {
+                    "parentUuid": b,
+                    "isSidechain": False,
+                    "type": "user",
+                    "sessionId": sid,
+                    "uuid": u,
+                    "isCompactSummary": True,
+                    "message": {"role": "user", "content": "Summary of the conversation so far."},
+                }
+            )
+            last = u
         part = _renamed(objs, sid, rng)
         for o in part:
-            if o.get("parentUuid") is None and o.get("type") == "user" and last is not None:
+            if (
+                o.get("parentUuid") is None
+                and o.get("type") == "user"
+                and not o.get("isSidechain")
+                and last is not None
+            ):
                 o["parentUuid"] = last
         graph = [o for o in part if isinstance(o.get("uuid"), str) and not o.get("isSidechain")]
         last = graph[-1]["uuid"]
@@ -68,14 +125,17 @@ def _grown(
     return out
 
 
-def _cut_last_result(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _cut_last_result(objs: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The session cut just before its last main-chain result line (None: it has none)."""
     for i in range(len(objs) - 1, -1, -1):
         c = (objs[i].get("message") or {}).get("content")
-        if isinstance(c, list) and any(
-            isinstance(b, dict) and b.get("type") == "tool_result" for b in c
+        if (
+            not objs[i].get("isSidechain")
+            and isinstance(c, list)
+            and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c)
         ):
             return objs[:i]
-    return objs
+    return None
 
 
 def _write(path: Path, objs: list[dict[str, Any]]) -> int:
@@ -93,8 +153,9 @@ def make_tree(root: Path, n: int, seed: int = 7) -> tuple[int, int]:
         sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         objs = sources[i % len(sources)]
         objs = _grown(objs, 1 + (i % 4 == 0) * rng.randint(1, 6), sid, rng)
-        if i % 20 == 0:
-            objs = _cut_last_result(objs)
+        cut = _cut_last_result(objs) if i % 20 == 0 else None
+        if cut is not None:
+            objs = cut
             broken += 1
         d = root / f"-home-user-project-{i % 40}"
         d.mkdir(parents=True, exist_ok=True)
@@ -156,12 +217,14 @@ def main() -> None:
             big = Path(tmp) / "big" / f"{uuid.uuid4()}.jsonl"
             big.parent.mkdir()
             sid = big.stem
-            big_size = _write(big, _grown(base, times, sid, rng))
-            wall2, peak2, _ = _run([*exe, "check", str(big)])
-            print(
-                f"check of one {big_size / 1e6:.0f} MB session ({times * len(base)} lines): "
-                f"{big_size / 1e6 / wall2:.1f} MB/s, {wall2:.2f}s wall, peak RSS {peak2:.0f} MB"
-            )
+            for every, what in ((0, "never compacted"), (50, "auto-compacted every 50 turns")):
+                big_size = _write(big, _grown(base, times, sid, rng, every))
+                wall2, peak2, _ = _run([*exe, "check", str(big)])
+                print(
+                    f"check of one {big_size / 1e6:.0f} MB session ({what}, "
+                    f"{times * len(base)} lines): {big_size / 1e6 / wall2:.1f} MB/s, "
+                    f"{wall2:.2f}s wall, peak RSS {peak2:.0f} MB"
+                )
 
 
 if __name__ == "__main__":

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 import uuid as _uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, Any
 
 from toolpair._model import Policy, Violation
 
@@ -115,7 +116,10 @@ class Entry:
     model: str | None = None
     content: Any = None
     source: str | None = None
-    timestamp: str | None = None
+    #: Counted on reading even when the content is not kept: the chain's parallel
+    #: recovery needs to know a result line without holding its content.
+    n_blocks: int = 0
+    n_results: int = 0
 
     @property
     def line(self) -> int:
@@ -144,7 +148,7 @@ class Entry:
         ]
 
 
-def _entry(pos: int, obj: Mapping[str, Any]) -> Entry | None:
+def _entry(pos: int, obj: Mapping[str, Any], keep_content: bool = True) -> Entry | None:
     t = obj.get("type")
     uid = obj.get("uuid")
     if t not in GRAPH_TYPES or not isinstance(uid, str):
@@ -152,8 +156,8 @@ def _entry(pos: int, obj: Mapping[str, Any]) -> Entry | None:
     parent = obj.get("parentUuid")
     e = Entry(
         pos,
-        uid,
-        parent if isinstance(parent, str) and parent else None,
+        sys.intern(uid),
+        sys.intern(parent) if isinstance(parent, str) and parent else None,
         str(t),
         subtype=obj.get("subtype") if isinstance(obj.get("subtype"), str) else None,
         sidechain=bool(obj.get("isSidechain")),
@@ -164,17 +168,29 @@ def _entry(pos: int, obj: Mapping[str, Any]) -> Entry | None:
         source=obj.get("sourceToolAssistantUUID")
         if isinstance(obj.get("sourceToolAssistantUUID"), str)
         else None,
-        timestamp=obj.get("timestamp") if isinstance(obj.get("timestamp"), str) else None,
     )
     if t in MESSAGE_TYPES:
         m = obj.get("message")
         if isinstance(m, Mapping):
             mid = m.get("id")
             e.msg_id = mid if isinstance(mid, str) else None
-            model = m.get("model")
-            e.model = model if isinstance(model, str) else None
-            e.content = _skeleton(m.get("content"))
+            content = m.get("content")
+            if isinstance(content, list):
+                e.n_blocks = len(content)
+                e.n_results = sum(
+                    1 for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
+                )
+            elif isinstance(content, str):
+                e.n_blocks = 1
+            if keep_content:
+                _fill(e, m)
     return e
+
+
+def _fill(e: Entry, m: Mapping[str, Any]) -> None:
+    model = m.get("model")
+    e.model = model if isinstance(model, str) else None
+    e.content = _skeleton(m.get("content"))
 
 
 @dataclass(slots=True)
@@ -195,9 +211,10 @@ class Transcript:
     bytes: int = 0
 
 
-def read_transcript(lines: Iterable[bytes | str]) -> Transcript:
+def read_transcript(lines: Iterable[bytes | str], *, keep_content: bool = True) -> Transcript:
     """Read a transcript line by line. Lines that are not JSON are skipped and listed,
-    as Claude Code skips corrupt lines."""
+    as Claude Code skips corrupt lines. Without ``keep_content`` only the graph is kept
+    (`fill_content` reads the content of the lines that are sent)."""
     t = Transcript()
     for pos, raw in enumerate(lines):
         t.lines = pos + 1
@@ -212,7 +229,7 @@ def read_transcript(lines: Iterable[bytes | str]) -> Transcript:
         if not isinstance(obj, dict):
             t.bad_lines.append(pos + 1)
             continue
-        e = _entry(pos, obj)
+        e = _entry(pos, obj, keep_content)
         if e is None:
             kind = obj.get("type")
             key = kind if isinstance(kind, str) else "?"
@@ -398,6 +415,10 @@ def _recover_parallel(
     for e in entries:
         if e.type == "assistant" and e.msg_id and not e.sidechain:
             by_msg.setdefault(e.msg_id, []).append(e)
+    by_source: dict[str, list[Entry]] = {}
+    for e in entries:
+        if e.source and e.type == "user":
+            by_source.setdefault(e.source, []).append(e)
     recovered: list[Entry] = []
     out: list[Entry] = []
     i = 0
@@ -420,26 +441,23 @@ def _recover_parallel(
                 if (
                     c.uuid not in on_chain
                     and c.type == "user"
-                    and c.result_ids()
-                    and len(c.result_ids()) == len(c.blocks())
+                    and c.n_results
+                    and c.n_results == c.n_blocks
                 ):
                     extra_r.append(c)
-        for c in entries:
-            if (
-                c.source in members
-                and c.uuid not in on_chain
-                and c.type == "user"
-                and c not in extra_r
-                and c.result_ids()
-            ):
-                extra_r.append(c)
+        taken = {c.uuid for c in extra_r}
+        for a_uuid in members:
+            for c in by_source.get(a_uuid, ()):
+                if c.uuid not in on_chain and c.uuid not in taken and c.n_results:
+                    extra_r.append(c)
+                    taken.add(c.uuid)
         extra_a.sort(key=lambda x: x.pos)
         extra_r.sort(key=lambda x: x.pos)
         out.extend(group)
         out.extend(extra_a)
         # The results on the chain that follow the group, then the recovered ones.
         k = j
-        while k < len(chain) and chain[k].type == "user" and chain[k].result_ids():
+        while k < len(chain) and chain[k].type == "user" and chain[k].n_results:
             out.append(chain[k])
             k += 1
         out.extend(extra_r)
@@ -530,11 +548,38 @@ def build_session(t: Transcript) -> Session:
     )
 
 
-def read_session(source: str | Iterable[bytes | str]) -> Session:
-    """Read a transcript (a path, or an iterable of lines) and rebuild what is sent."""
+def fill_content(session: Session, lines: Iterable[bytes | str]) -> None:
+    """Second pass over the same file: the content of the lines that are sent."""
+    wanted = {e.pos: e for e in session.sent if e.type in MESSAGE_TYPES}
+    if not wanted:
+        return
+    last = max(wanted)
+    for pos, raw in enumerate(lines):
+        e = wanted.get(pos)
+        if e is not None:
+            m = json.loads(raw).get("message")
+            if isinstance(m, Mapping):
+                _fill(e, m)
+        if pos >= last:
+            break
+
+
+def read_session(source: str | IO[bytes] | Iterable[bytes | str]) -> Session:
+    """Read a transcript (a path, a binary file, or an iterable of lines) and rebuild
+    what is sent. A path or a seekable file is read twice: first the graph alone, then
+    the content of the sent lines only, so that memory follows the graph and the sent
+    chain, not the size of the file."""
     if isinstance(source, str):
-        with open(source, "rb") as f:
-            return build_session(read_transcript(f))
+        with open(source, "rb") as stream:
+            return read_session(stream)
+    seekable = getattr(source, "seekable", None)
+    if seekable is not None and seekable():
+        f: Any = source
+        start = f.tell()
+        session = build_session(read_transcript(f, keep_content=False))
+        f.seek(start)
+        fill_content(session, f)
+        return session
     return build_session(read_transcript(source))
 
 
