@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from toolpair import _chunked, _gc, _repair
+from toolpair._coverage import NothingJudged, guard
 from toolpair._fast import certainly_valid
 from toolpair._model import (
     Codec,
@@ -145,18 +146,22 @@ def parse(
 
 
 def _judged_guard(history: Any) -> None:
-    """Refuse a detected format that explains almost nothing of the list: rules would
-    skip every unknown item, and ``valid`` would be said about what was never read."""
-    from toolpair._coverage import guard
-    from toolpair.claude_code import looks_like_session
+    """Refuse a detected format that explains nothing of the list: rules would skip
+    every unknown item, and ``valid`` would be said about what was never read. (The
+    command line also refuses a list it explains almost nothing of.)"""
+    try:
+        guard(history, "openai-responses", almost=False)
+    except NothingJudged as e:
+        from toolpair.claude_code import looks_like_session
 
-    head = list(history[:20]) if isinstance(history, list | tuple) else []
-    hint = (
-        "; it looks like a Claude Code transcript: pass format='claude-code'"
-        if looks_like_session(head)
-        else ""
-    )
-    guard(history, "openai-responses", hint=hint)
+        head = list(history[:20]) if isinstance(history, list | tuple) else []
+        if looks_like_session(head):
+            raise NothingJudged(
+                e.coverage,
+                "openai-responses",
+                "; it looks like a Claude Code transcript: pass format='claude-code'",
+            ) from None
+        raise
 
 
 def validate(

@@ -121,12 +121,18 @@ class NothingJudged(InvalidHistory):
         self.format_name = format_name
 
 
-def guard(items: Any, format_name: str, *, hint: str = "") -> Coverage | None:
-    """Raise `NothingJudged` when a detected format judges almost nothing of ``items``;
-    return the coverage otherwise (None for what is not a list)."""
+def guard(items: Any, format_name: str, *, hint: str = "", almost: bool = True) -> Coverage | None:
+    """Raise `NothingJudged` when a detected format judges nothing of ``items`` (with
+    ``almost``, also when unknown items outnumber known ones by far); return the coverage
+    otherwise (None for what is not a list). Without ``almost`` the count stops at the
+    first judged item: the cost on an ordinary history is one item."""
     if not isinstance(items, list | tuple):
         return None
+    if not almost:
+        for i, item in enumerate(items):
+            if coverage((item,), format_name).judged:
+                return Coverage(judged=1, skipped=coverage(items[:i], format_name).skipped)
     cov = coverage(items, format_name)
-    if cov.almost_nothing:
+    if cov.almost_nothing if almost else cov.nothing:
         raise NothingJudged(cov, format_name, hint)
     return cov

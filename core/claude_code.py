@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import sys
 import uuid as _uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -36,6 +37,8 @@ MESSAGE_TYPES = frozenset({"user", "assistant"})
 #: Keys whose presence on a line says "Claude Code transcript" (with ``type``).
 _SESSION_KEYS = ("parentUuid", "sessionId", "leafUuid", "isSidechain")
 _TEXT_KEEP = 48
+#: Files from this size are read in two passes (graph, then sent content only).
+TWO_PASS_FROM = 8 << 20
 #: The user turn a resumed session sends after its history (judging stands it in).
 NEXT_PROMPT = "(the next prompt)"
 _LIST_KEEP = 16
@@ -564,16 +567,23 @@ def fill_content(session: Session, lines: Iterable[bytes | str]) -> None:
             break
 
 
+def _size(f: Any) -> int:
+    try:
+        return int(os.fstat(f.fileno()).st_size)
+    except (OSError, AttributeError, ValueError):
+        return TWO_PASS_FROM
+
+
 def read_session(source: str | IO[bytes] | Iterable[bytes | str]) -> Session:
     """Read a transcript (a path, a binary file, or an iterable of lines) and rebuild
-    what is sent. A path or a seekable file is read twice: first the graph alone, then
-    the content of the sent lines only, so that memory follows the graph and the sent
-    chain, not the size of the file."""
+    what is sent. A large file (from `TWO_PASS_FROM` bytes) is read twice: first the
+    graph alone, then the content of the sent lines only, so that memory follows the
+    graph and the sent chain, not the size of the file."""
     if isinstance(source, str):
         with open(source, "rb") as stream:
             return read_session(stream)
     seekable = getattr(source, "seekable", None)
-    if seekable is not None and seekable():
+    if seekable is not None and seekable() and _size(source) >= TWO_PASS_FROM:
         f: Any = source
         start = f.tell()
         session = build_session(read_transcript(f, keep_content=False))

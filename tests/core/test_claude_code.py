@@ -440,3 +440,20 @@ def test_map_html_is_one_self_contained_page(
     for external in ("http://", "https://", "<script", "<link", "src=", "@import", "url("):
         assert external not in page
     assert 'href="#m-7"' in page and 'id="m-7"' in page
+
+
+@pytest.mark.parametrize("case", M.CASES, ids=lambda c: c.name)
+def test_two_pass_reading_of_large_files_sees_the_same_session(
+    case: M.Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Large files are read graph first, then only the sent lines' content: the session
+    and its verdict are the same as from one pass, and lines never sent keep no content."""
+    data = case.make()
+    p = write(tmp_path, data)
+    one = claude_code.read_session(data.splitlines(keepends=True))
+    monkeypatch.setattr(claude_code, "TWO_PASS_FROM", 0)
+    two = claude_code.read_session(str(p))
+    assert two.api_messages() == one.api_messages()
+    assert [str(v) for v in two.validate()] == [str(v) for v in one.validate()]
+    sent = {e.pos for e in two.sent}
+    assert all(e.content is None for e in two.transcript.entries if e.pos not in sent)
