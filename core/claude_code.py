@@ -176,7 +176,7 @@ def _entry(pos: int, obj: Mapping[str, Any], keep_content: bool = True) -> Entry
         m = obj.get("message")
         if isinstance(m, Mapping):
             mid = m.get("id")
-            e.msg_id = mid if isinstance(mid, str) else None
+            e.msg_id = sys.intern(mid) if isinstance(mid, str) else None
             content = m.get("content")
             if isinstance(content, list):
                 e.n_blocks = len(content)
@@ -489,10 +489,13 @@ def build_session(t: Transcript) -> Session:
     by_uuid: dict[str, Entry] = {}
     for e in entries:
         by_uuid[e.uuid] = e
+    # Only result lines hanging from an assistant line are looked up (parallel recovery).
     children: dict[str, list[Entry]] = {}
     for e in entries:
-        if e.parent:
-            children.setdefault(e.parent, []).append(e)
+        if e.parent and e.n_results and e.type == "user":
+            p = by_uuid.get(e.parent)
+            if p is not None and p.type == "assistant":
+                children.setdefault(e.parent, []).append(e)
     # A subagent file (2.0 ``agent-*.jsonl`` in the project, 2.1 ``subagents/``): every
     # line is a sidechain line; it is its own chain.
     subagent = bool(entries) and all(e.sidechain for e in entries)
