@@ -54,10 +54,12 @@ class Parsed:
     @property
     def messages(self) -> list[Message]:
         if self._messages is None:
-            self._messages = self.codec.decode(self.raw)
+            self._messages = self.profile.prepare(self.codec.decode(self.raw))
         return self._messages
 
     def certainly_valid(self) -> bool:
+        if not self.profile.fast_path:
+            return False
         return certainly_valid(self.codec, self.profile.name, self.raw, self.ctx)
 
     def violations(self) -> list[Violation]:
@@ -244,7 +246,12 @@ def repair(
                 raise HistoryError(violations, provider)
             keep_orphans = p.codec.shape == "items" and p.ctx.previous_response_id is not None
             natives, fixes, id_map = _repair.run(
-                p.messages, p.codec, p.profile, policy, keep_orphans=keep_orphans
+                p.messages,
+                p.codec,
+                p.profile,
+                policy,
+                keep_orphans=keep_orphans,
+                signatures=p.profile.signatures_due(p.messages, p.ctx),
             )
             left = Parsed(p.body, p.key, natives, p.codec, p.profile, p.ctx).violations()
     for v in left:

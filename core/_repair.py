@@ -528,6 +528,46 @@ def _alternate(st: _State, out: list[Out]) -> list[Out]:
     return res
 
 
+_SPOKEN = frozenset({"text", "image"})
+
+
+def _split_calls(st: _State, out: list[Out]) -> list[Out]:
+    """Where an assistant turn may not hold text beside tool use (Bedrock's Llama and
+    Mistral): the text goes in an assistant turn of its own, then a user bridge, then
+    the calls. A turn with reasoning is left whole: only Claude replays it."""
+    items = st.codec.shape == "items"
+    res: list[Out] = []
+    k = 0
+    while k < len(out):
+        o = out[k]
+        if o.role != "assistant":
+            res.append(o)
+            k += 1
+            continue
+        turn = [o]
+        k += 1
+        while items and k < len(out) and out[k].role == "assistant":
+            turn.append(out[k])
+            k += 1
+        blocks = [b for t in turn for b in t.blocks]
+        kinds = {b.kind for b in blocks}
+        if "call" not in kinds or not kinds & _SPOKEN or kinds & {"thinking", "reasoning"}:
+            res.extend(turn)
+            continue
+        if items:
+            said = [t for t in turn if not any(b.kind == "call" for b in t.blocks)]
+            acts = [t for t in turn if any(b.kind == "call" for b in t.blocks)]
+        else:
+            said = [Out("assistant", [b for b in o.blocks if b.kind != "call"], o.template)]
+            acts = [Out("assistant", [b for b in o.blocks if b.kind == "call"], None)]
+        idx = turn[0].template.index if turn[0].template is not None else -1
+        st.fix("content_moved", idx, [], "text moved out of the tool-use turn into its own")
+        st.fix("bridge_inserted", idx, [], "a user turn between the text and the tool use")
+        bridge = Out("user", [st.codec.make_text(st.policy.user_bridge_text, "user")], None)
+        res.extend([*said, bridge, *acts])
+    return res
+
+
 def _chat_bridges(st: _State, out: list[Out]) -> list[Out]:
     """Mistral (M4) allows only an assistant or tool message after a tool message, and
     a system message only after a user or system one. Tool then user gets an assistant
@@ -651,7 +691,7 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
     strip = getattr(st.codec, "without_item_id", None)
     if strip is None:
         return out
-    needs = getattr(st.profile, "fc_needs_reasoning", False)
+    needs = st.profile.fc_needs_reasoning
     had_reasoning: set[int] = set()
     for a, b in pairwise(inputs):
         if a.blocks and a.blocks[0].kind == "reasoning" and b.blocks:
@@ -676,6 +716,44 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
             o.template.index if o.template else -1,
             [blk.id],
             "its reasoning item is gone; the call keeps its call_id",
+        )
+    return out
+
+
+#: The documented stand-in for a thought signature a call never had (Gemini API and
+#: Vertex AI alike).
+BYPASS_SIGNATURE = "skip_thought_signature_validator"
+
+
+def _signatures(st: _State, out: list[Out]) -> list[Out]:
+    """Gemini 3: the first call of each model step in the current turn carries a
+    thought signature. A call that never had one gets the documented bypass value."""
+    sign = getattr(st.codec, "with_signature", None)
+    start = 0
+    for k in range(len(out) - 1, -1, -1):
+        o = out[k]
+        if o.role == "user" and any(b.kind != "result" for b in o.blocks):
+            start = k + 1
+            break
+    for k in range(start, len(out)):
+        o = out[k]
+        if o.role != "assistant":
+            continue
+        j = next((j for j, b in enumerate(o.blocks) if b.kind == "call"), None)
+        if j is None or o.blocks[j].item_id:
+            continue
+        call = o.blocks[j]
+        idx = o.template.index if o.template is not None else k
+        if sign is None:
+            continue  # the format cannot carry one: the violation is reported unrepaired
+        blocks = list(o.blocks)
+        blocks[j] = sign(call, BYPASS_SIGNATURE)
+        out[k] = Out(o.role, blocks, o.template)
+        st.fix(
+            "signature_bypassed",
+            idx,
+            [call.id or call.name],
+            "the call never had a thought signature; the documented bypass value stands in",
         )
     return out
 
@@ -731,6 +809,7 @@ def run(
     taken: set[str] | None = None,
     first: bool = True,
     last: bool = True,
+    signatures: bool = False,
 ) -> tuple[list[Any], list[Fix], dict[str, str]]:
     """Repair ``msgs``. ``taken`` holds ids used elsewhere in the history that a new
     id must avoid; ``first`` and ``last`` say whether ``msgs`` start and end the
@@ -740,6 +819,8 @@ def run(
     out = _drop_empty(st, out)
     if codec.shape != "items" and profile.strict_alternation:
         out = _alternate(st, out)
+    if profile.calls_only:
+        out = _split_calls(st, out)
     if codec.shape != "blocks" and profile.bridge_after_results:
         out = _chat_bridges(st, out)
     if first and (profile.first_user or profile.first_not_call):
@@ -747,6 +828,8 @@ def run(
     if codec.shape == "items" and profile.reasoning_adjacency:
         out = _reasoning(st, out)
         out = _orphaned_item_ids(st, out, msgs)
+    if signatures:
+        out = _signatures(st, out)
     out = _prefix_binding(st, out)
     natives = [
         o.template.native

@@ -47,8 +47,12 @@ def _decode_block(raw: Any, index: int) -> Block:
         )
     if "reasoningContent" in b:
         return Block("thinking", b, sub="reasoningContent")
-    if "image" in b or "document" in b or "video" in b:
-        return Block("image", b)
+    for media in ("image", "document", "video"):
+        if media in b:
+            doc = b[media]
+            fmt = doc.get("format") if isinstance(doc, dict) else None
+            sub = "document:pdf" if media == "document" and fmt == "pdf" else media
+            return Block("image", b, sub=sub)
     return Block("other", b, sub=next(iter(b), None))
 
 

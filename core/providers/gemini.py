@@ -30,11 +30,6 @@ G5 = (
 G6 = "GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty"
 
 
-#: The documented value that stands in for a signature a call never had (accepted by the
-#: Gemini API and by Vertex AI; reference models §3).
-BYPASS_SIGNATURE = "skip_thought_signature_validator"
-
-
 class Gemini(Profile):
     name = "gemini"
     #: The host's own wording for the rules whose text differs between hosts.
@@ -137,7 +132,8 @@ class Gemini(Profile):
     def for_model(self, model: str) -> Profile:
         from toolpair.providers._models import gemini_family
 
-        return _specialised(type(self), gemini_family(model))
+        family = gemini_family(model)
+        return self if family is None else _specialised(type(self), family)
 
 
 def unsigned_steps(ts: Sequence[Turn]) -> list[Item]:
@@ -162,12 +158,15 @@ def _specialised(base: type[Gemini], family: str) -> Profile:
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
+    # The no-op checker does not read signatures: these families take the full path.
     if family == "gemini-3":
-        cls: type[Gemini] = type(base.__name__ + "3", (base,), {"signatures_required": True})
+        attrs = {"signatures_required": True, "fast_path": False}
+        cls: type[Gemini] = type(base.__name__ + "3", (base,), attrs)
     elif family == "gemini-2.5":
-        cls = type(base.__name__ + "25", (base,), {"signatures_once_issued": True})
+        attrs = {"signatures_once_issued": True, "fast_path": False}
+        cls = type(base.__name__ + "25", (base,), attrs)
     else:
-        cls = base
+        raise ValueError(f"unknown Gemini family {family!r}")
     prof = _CACHE[key] = cls()
     return prof
 

@@ -44,6 +44,8 @@ class Portable(Mistral):
     reasoning_adjacency = True
     # Vertex refuses ids on Gemini function calls and responses.
     ids_allowed = False
+    calls_only = True
+    fc_needs_reasoning = True
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         out: list[Violation] = []

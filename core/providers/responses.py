@@ -5,7 +5,6 @@ reasoning items must sit directly before the item they produced."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from toolpair._model import Message, Violation
 from toolpair._view import Item, flat, pid
@@ -38,7 +37,7 @@ class Responses(Profile):
     #: Reasoning models tie an ``fc_`` item to the reasoning item that produced it: the
     #: call may not be sent with that id and without its reasoning (R3). Unknown models
     #: count as reasoning models.
-    fc_needs_reasoning: ClassVar[bool] = True
+    fc_needs_reasoning = True
     id_max = 64
 
     def for_model(self, model: str) -> Profile:

@@ -424,10 +424,14 @@ def test_trim_first_ends_where_the_model_answers() -> None:
 
 def test_trim_with_provider_repairs_for_it() -> None:
     # A user turn right after the kept pinned first user: Bedrock wants alternation.
+    # Text beside tool use: a Claude model on Bedrock takes it.
+    claude = "anthropic.claude-sonnet-4-5-20250929-v1:0"
     h = render(loop(2)[:-1] + loop(2, ask="again", tag="ag"), "bedrock")
-    assert toolpair.validate(h, "bedrock") == []
-    r = toolpair.trim(h, 12, token_counter=one_each, keep_first_user=True, provider="bedrock")
-    assert toolpair.validate(r.messages, "bedrock") == []
+    assert toolpair.validate(h, "bedrock", model=claude) == []
+    r = toolpair.trim(
+        h, 12, token_counter=one_each, keep_first_user=True, provider="bedrock", model=claude
+    )
+    assert toolpair.validate(r.messages, "bedrock", model=claude) == []
     assert r.provider == "bedrock"
     assert_whole(r.messages, "bedrock")
 
