@@ -106,9 +106,20 @@ def _skipped_text(session: Session) -> str:
     return "; ".join(f"{n} {what}" for what, n in sk.items())
 
 
+def _provider_ok(name: str, args: argparse.Namespace) -> None:
+    provider = getattr(args, "provider", None)
+    if provider not in (None, "anthropic"):
+        raise _cli().ReadError(
+            name,
+            f"a Claude Code session is sent with the Anthropic Messages API; it is judged "
+            f"with the anthropic rules, not {provider}",
+        )
+
+
 def check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
     """Check one session file; return its number of violations."""
     cli = _cli()
+    _provider_ok(name, args)
     session = _read(name)
     if not session.messages:
         raise cli.ReadError(
@@ -173,6 +184,7 @@ def repair(args: argparse.Namespace) -> int:
     if name == "-":
         cli._err("a claude-code transcript is repaired from a file, not stdin")
         return 2
+    _provider_ok(name, args)
     path = Path(name)
     try:
         st = os.stat(path)

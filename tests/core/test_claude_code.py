@@ -457,3 +457,13 @@ def test_two_pass_reading_of_large_files_sees_the_same_session(
     assert [str(v) for v in two.validate()] == [str(v) for v in one.validate()]
     sent = {e.pos for e in two.sent}
     assert all(e.content is None for e in two.transcript.entries if e.pos not in sent)
+
+
+def test_a_session_is_judged_with_the_anthropic_rules_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, M.m_delete_result())
+    code, _, err = run(capsys, "check", "--provider", "openai", p)
+    assert code == 2 and "Anthropic Messages API" in err
+    code, out, _ = run(capsys, "check", "--provider", "anthropic", "--model", "claude-opus-4-1", p)
+    assert code == 1 and "model claude-opus-4-1" in out
