@@ -481,6 +481,7 @@ def _pictures(name: str, args: argparse.Namespace) -> list[Picture]:
         for unit in doc.units:
             where = cli._location(name, unit, None)
             r = cli.resolve(unit.obj, args.format, args.provider, where)
+            cli._judged(r, args, where)
             try:
                 parsed = _api.parse(r.history, r.provider, r.format, {}, args.model)
                 vs = parsed.violations()

@@ -467,3 +467,13 @@ def test_a_session_is_judged_with_the_anthropic_rules_only(
     assert code == 2 and "Anthropic Messages API" in err
     code, out, _ = run(capsys, "check", "--provider", "anthropic", "--model", "claude-opus-4-1", p)
     assert code == 1 and "model claude-opus-4-1" in out
+
+
+def test_map_draws_nothing_it_did_not_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = tmp_path / "events.jsonl"
+    p.write_text("".join(json.dumps({"type": "tick", "n": i}) + "\n" for i in range(3)))
+    code, out, err = run(capsys, "map", p)
+    assert code == 2 and out == ""
+    assert "nothing judged" in err
