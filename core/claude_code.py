@@ -132,7 +132,22 @@ class Entry:
         c = self.content
         if isinstance(c, str):
             return [{"type": "text", "text": c}]
-        return list(c) if isinstance(c, list) else []
+        if not isinstance(c, list):
+            return []
+        if self.type == "assistant":
+            # Claude Code leaves the whitespace-only text blocks a stream may hold out of
+            # what it sends (the API refuses them).
+            return [
+                b
+                for b in c
+                if not (
+                    isinstance(b, dict)
+                    and b.get("type") == "text"
+                    and isinstance(b.get("text"), str)
+                    and not b["text"].strip()
+                )
+            ]
+        return list(c)
 
     def call_ids(self) -> list[str]:
         return [
@@ -373,7 +388,11 @@ class Session:
         t = self.transcript
         for name, n in (
             ("lines before the last compaction", len(self.before_boundary)),
-            ("dead-branch lines", len(self.dead)),
+            ("dead-branch messages", sum(1 for e in self.dead if e.type in MESSAGE_TYPES)),
+            (
+                "off-chain progress and system lines",
+                sum(1 for e in self.dead if e.type not in MESSAGE_TYPES),
+            ),
             ("sidechain lines (their own chains)", len(self.sidechain)),
             ("metadata lines", sum(t.metadata.values())),
             ("unreadable lines", len(t.bad_lines)),
@@ -410,65 +429,50 @@ def _pick_leaf(entries: Sequence[Entry], by_uuid: Mapping[str, Entry]) -> Entry 
 def _recover_parallel(
     chain: list[Entry], entries: Sequence[Entry], children: Mapping[str, list[Entry]]
 ) -> tuple[list[Entry], list[Entry]]:
-    """Put back the sibling branches of a parallel batch (2.1 writes each result under
-    the assistant line holding its own call): same-``message.id`` assistant lines off
-    the chain, and the result lines hanging from any line of that group."""
-    on_chain = {e.uuid for e in chain}
+    """Put the lines of each API response back together, as Claude Code does on resume.
+
+    2.1 writes each result of a parallel batch under the assistant line holding its own
+    call, and with streaming tool execution a result may be written between two lines of
+    the same response; the walk from the leaf then passes through one branch only. For
+    every ``message.id`` on the chain, all its assistant lines (on the chain or not, in
+    file order) are placed together, followed by every result line hanging from any of
+    them (by ``parentUuid`` or ``sourceToolAssistantUUID``)."""
+    if not chain:
+        return chain, []
+    side = chain[-1].sidechain
     by_msg: dict[str, list[Entry]] = {}
     for e in entries:
-        if e.type == "assistant" and e.msg_id and not e.sidechain:
+        if e.type == "assistant" and e.msg_id and e.sidechain == side:
             by_msg.setdefault(e.msg_id, []).append(e)
     by_source: dict[str, list[Entry]] = {}
     for e in entries:
-        if e.source and e.type == "user":
+        if e.source and e.type == "user" and e.n_results:
             by_source.setdefault(e.source, []).append(e)
+    on_chain = {e.uuid for e in chain}
+    placed: set[str] = set()
     recovered: list[Entry] = []
     out: list[Entry] = []
-    i = 0
-    while i < len(chain):
-        e = chain[i]
-        if e.type != "assistant" or not e.msg_id or e.msg_id not in by_msg:
-            out.append(e)
-            i += 1
+    for e in chain:
+        if e.uuid in placed:
             continue
-        # The run of this message's assistant lines on the chain.
-        j = i
-        while j < len(chain) and chain[j].type == "assistant" and chain[j].msg_id == e.msg_id:
-            j += 1
-        group = chain[i:j]
-        extra_a = [a for a in by_msg[e.msg_id] if a.uuid not in on_chain]
-        members = {a.uuid for a in group} | {a.uuid for a in extra_a}
-        extra_r: list[Entry] = []
-        for a in (*group, *extra_a):
-            for c in children.get(a.uuid, ()):
-                if (
-                    c.uuid not in on_chain
-                    and c.type == "user"
-                    and c.n_results
-                    and c.n_results == c.n_blocks
-                ):
-                    extra_r.append(c)
-        taken = {c.uuid for c in extra_r}
-        for a_uuid in members:
-            for c in by_source.get(a_uuid, ()):
-                if c.uuid not in on_chain and c.uuid not in taken and c.n_results:
-                    extra_r.append(c)
-                    taken.add(c.uuid)
-        extra_a.sort(key=lambda x: x.pos)
-        extra_r.sort(key=lambda x: x.pos)
-        out.extend(group)
-        out.extend(extra_a)
-        # The results on the chain that follow the group, then the recovered ones.
-        k = j
-        while k < len(chain) and chain[k].type == "user" and chain[k].n_results:
-            out.append(chain[k])
-            k += 1
-        out.extend(extra_r)
-        for x in (*extra_a, *extra_r):
-            on_chain.add(x.uuid)
-        recovered.extend(extra_a)
-        recovered.extend(extra_r)
-        i = k
+        group = by_msg.get(e.msg_id or "") if e.type == "assistant" else None
+        if not group or len(group) < 2 and not children.get(e.uuid):
+            out.append(e)
+            placed.add(e.uuid)
+            continue
+        members = {a.uuid for a in group}
+        results: dict[str, Entry] = {}
+        for a in group:
+            for c in (*children.get(a.uuid, ()), *by_source.get(a.uuid, ())):
+                if c.uuid not in members and c.n_results:
+                    results[c.uuid] = c
+        for x in (*group, *sorted(results.values(), key=lambda r: r.pos)):
+            if x.uuid in placed:
+                continue
+            out.append(x)
+            placed.add(x.uuid)
+            if x.uuid not in on_chain:
+                recovered.append(x)
     return out, recovered
 
 

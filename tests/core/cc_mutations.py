@@ -21,7 +21,10 @@ LINEAR = DATA / "linear-1.0.98.jsonl"
 SIDECHAINS = DATA / "sidechains-1.0.108.jsonl"
 REWIND = DATA / "rewind-compact-2.1.0.jsonl"
 SUBAGENT = DATA / "agent-test-hash-123.jsonl"
-REAL_FILES = (LINEAR, SIDECHAINS, REWIND, SUBAGENT)
+TOOL_HEAVY = DATA / "tool-heavy-2.1.38.jsonl"
+FAN_OUT_AGENT = DATA / "agent-aac57f5-2.1.39.jsonl"
+TASK = DATA / "task-subagent-2.1.38.jsonl"
+REAL_FILES = (LINEAR, SIDECHAINS, REWIND, SUBAGENT, TOOL_HEAVY, FAN_OUT_AGENT, TASK)
 
 INTERRUPT = "[Request interrupted by user for tool use]"
 REJECT = (
@@ -304,12 +307,50 @@ def m_dead_branch_call(path: Path = REWIND) -> bytes:
     return b"".join(ls)
 
 
+def _result_suffix(ls: list[bytes], suffix: str) -> int:
+    def pred(o: dict[str, Any]) -> bool:
+        c = (o.get("message") or {}).get("content")
+        return isinstance(c, list) and any(
+            isinstance(b, dict)
+            and b.get("type") == "tool_result"
+            and str(b.get("tool_use_id", "")).endswith(suffix)
+            for b in c
+        )
+
+    return find(ls, pred)
+
+
+def m_real_fan_out_lost_result() -> bytes:
+    """A real 2.1 subagent batch of six parallel calls, each result under its own call
+    line, with one result line never written."""
+    ls = lines(FAN_OUT_AGENT)
+    drop_and_reparent(ls, _result_suffix(ls, "2cFFzU"))
+    return b"".join(ls)
+
+
+def m_real_interleaved_lost_result() -> bytes:
+    """A real 2.1 response whose calls stream on after the first results were written
+    (one message id around two result lines); a result of the later calls lost."""
+    ls = lines(FAN_OUT_AGENT)
+    drop_and_reparent(ls, _result_suffix(ls, "6HjqGY"))
+    return b"".join(ls)
+
+
+def m_real_cut_after_parallel_calls() -> bytes:
+    """A real 2.1 session cut right after a two-call parallel batch (a crash)."""
+    ls = lines(TOOL_HEAVY)
+    i = find(ls, lambda o: str(o.get("uuid", "")).startswith("50199023"))
+    return b"".join(ls[: i + 1])
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
     make: Callable[[], bytes]
     #: Whether check must find a break in the rebuilt chain.
     broken: bool
+    #: A subagent file's agent id (the SDK reads it with get_subagent_messages).
+    agent: str | None = None
 
 
 CASES = [
@@ -321,9 +362,24 @@ CASES = [
     Case("text before the result in one line", m_text_before_result, True),
     Case("a result written twice", m_duplicate_result, True),
     Case("2.1 fan-out with a sibling result lost", m_fan_out_lost_result, True),
+    Case(
+        "real 2.1 subagent fan-out, a result lost",
+        m_real_fan_out_lost_result,
+        True,
+        "aac57f5",
+    ),
+    Case(
+        "real 2.1 interleaved stream, a result lost",
+        m_real_interleaved_lost_result,
+        True,
+        "aac57f5",
+    ),
+    Case("real 2.1 session cut after parallel calls", m_real_cut_after_parallel_calls, True),
     Case("reject run", m_reject_run, False),
     Case("2.1 fan-out", m_fan_out, False),
     Case("broken sidechain", m_sidechain_broken, False),
     Case("dead rewound branch before compaction", m_dead_branch_call, False),
+    Case("real 2.1 subagent fan-out", lambda: FAN_OUT_AGENT.read_bytes(), False, "aac57f5"),
+    Case("real 2.1 session with parallel calls", lambda: TOOL_HEAVY.read_bytes(), False),
 ]
 BROKEN = [c for c in CASES if c.broken]

@@ -31,8 +31,15 @@ def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return d
 
 
-def put(project: Path, data: bytes) -> Path:
-    p = project / f"{SESSION}.jsonl"
+def put(project: Path, data: bytes, agent: str | None = None) -> Path:
+    """A main session file, or a 2.1 subagent file of that session."""
+    if agent is None:
+        p = project / f"{SESSION}.jsonl"
+    else:
+        (project / f"{SESSION}.jsonl").write_bytes(M.LINEAR.read_bytes())
+        sub = project / SESSION / "subagents"
+        sub.mkdir(parents=True, exist_ok=True)
+        p = sub / f"agent-{agent}.jsonl"
     p.write_bytes(data)
     os.chmod(p, 0o600)
     old = time.time() - 3600
@@ -79,34 +86,64 @@ def _blocks(m: Any) -> list[dict[str, Any]]:
     return [b for b in c if isinstance(b, dict)] if isinstance(c, list) else []
 
 
-def unanswered(path: Path) -> list[str]:
+def read(agent: str | None) -> list[Any]:
+    """The chain as the SDK's own reader rebuilds it."""
+    if agent is None:
+        return list(sdk.get_session_messages(SESSION))
+    return list(sdk.get_subagent_messages(SESSION, agent))
+
+
+def unanswered(path: Path, agent: str | None = None) -> list[str]:
     """What the API would refuse in the chain the SDK rebuilds: calls with no result in
     the next merged user message, results with no call right before, results behind
-    text. Results that 2.1 writes under the line of their own call (siblings off the
-    walked chain) count, as Claude Code re-attaches them."""
-    chain = sdk.get_session_messages(SESSION)
-    on_chain = {m.uuid for m in chain}
-    siblings: dict[str, list[dict[str, Any]]] = {}
-    for o in raw_graph(path):
-        if o["uuid"] not in on_chain and o.get("type") == "user" and not o.get("isSidechain"):
-            siblings.setdefault(str(o.get("parentUuid")), []).append(o)
-    merged: list[tuple[str, list[dict[str, Any]]]] = []
+    text. Every response is put back together first, as Claude Code does on resume:
+    all the lines of one message id (2.1 leaves sibling calls off the walked branch) and
+    every result line hanging from one of them."""
+    chain = read(agent)
+    raw = raw_graph(path)
+    by_msg: dict[str, list[dict[str, Any]]] = {}
+    for o in raw:
+        mid = (o.get("message") or {}).get("id")
+        if o.get("type") == "assistant" and isinstance(mid, str):
+            by_msg.setdefault(mid, []).append(o)
+    hanging: dict[str, list[dict[str, Any]]] = {}
+    for o in raw:
+        if o.get("type") == "user" and any(
+            b.get("type") == "tool_result" for b in _blocks(o.get("message"))
+        ):
+            for key in {o.get("parentUuid"), o.get("sourceToolAssistantUUID")}:
+                if isinstance(key, str):
+                    hanging.setdefault(key, []).append(o)
+    done: set[str] = set()
+    entries: list[tuple[str, list[dict[str, Any]]]] = []
     for m in chain:
-        blocks = _blocks(m.message)
-        extra = [b for s in siblings.get(m.uuid, []) for b in _blocks(s.get("message"))]
-        if merged and merged[-1][0] == m.type:
-            merged[-1][1].extend(blocks)
-        else:
-            merged.append((m.type, list(blocks)))
-        if extra:
-            merged.append(("user", extra))
-    # Re-merge after sibling insertion.
+        if m.uuid in done:
+            continue
+        mid = (m.message or {}).get("id") if m.type == "assistant" else None
+        group = by_msg.get(mid, []) if isinstance(mid, str) else []
+        if not group:
+            done.add(m.uuid)
+            entries.append((m.type, _blocks(m.message)))
+            continue
+        results = {r["uuid"]: r for a in group for r in hanging.get(a["uuid"], [])}
+        order = {o["uuid"]: i for i, o in enumerate(raw)}
+        for o in [*group, *sorted(results.values(), key=lambda r: order[r["uuid"]])]:
+            if o["uuid"] not in done:
+                done.add(o["uuid"])
+                entries.append((o["type"], _blocks(o.get("message"))))
     flat: list[tuple[str, list[dict[str, Any]]]] = []
-    for role, blocks in merged:
+    for role, blocks in entries:
+        if role == "assistant":
+            # Whitespace-only text is not sent (the API refuses it).
+            blocks = [
+                b
+                for b in blocks
+                if not (b.get("type") == "text" and not b.get("text", "x").strip())
+            ]
         if flat and flat[-1][0] == role:
             flat[-1][1].extend(blocks)
         else:
-            flat.append((role, blocks))
+            flat.append((role, list(blocks)))
     problems = []
     for i, (role, blocks) in enumerate(flat):
         if role == "assistant":
@@ -130,17 +167,17 @@ def unanswered(path: Path) -> list[str]:
 def test_repaired_session_reads_whole_in_the_sdk(
     case: M.Case, config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    p = put(config, case.make())
-    assert unanswered(p), "the SDK reader must see the break before repair"
-    before = sdk.get_session_messages(SESSION)
+    p = put(config, case.make(), case.agent)
+    assert unanswered(p, case.agent), "the SDK reader must see the break before repair"
+    before = read(case.agent)
     assert before
     leaf_before = before[-1]
     leaf_had_calls = leaf_before.type == "assistant" and any(
         b.get("type") == "tool_use" for b in _blocks(leaf_before.message)
     )
     assert main(["repair", str(p), "--in-place"]) == 0, capsys.readouterr().err
-    after = sdk.get_session_messages(SESSION)
-    assert unanswered(p) == []
+    after = read(case.agent)
+    assert unanswered(p, case.agent) == []
     assert not graph_faults(p)
     if leaf_had_calls:
         # The unanswered call was the leaf: its answers follow it, the last is the leaf.
@@ -155,9 +192,11 @@ def test_repaired_session_reads_whole_in_the_sdk(
     # Nothing the SDK showed is lost but the dropped orphan or duplicate result.
     lost = {m.uuid for m in before} - {m.uuid for m in after}
     assert len(lost) <= 1
-    # The backup is not listed as a second session.
+    # The backup is not listed as a second session, nor as a second subagent.
     sessions = sdk.list_sessions()
     assert [s.session_id for s in sessions] == [SESSION]
+    if case.agent is not None:
+        assert sdk.list_subagents(SESSION) == [case.agent]
     # Idempotent, and the repaired file passes check.
     data = p.read_bytes()
     assert main(["repair", str(p), "--in-place"]) == 0
@@ -169,10 +208,10 @@ def test_repaired_session_reads_whole_in_the_sdk(
 def test_valid_sessions_stay_as_the_sdk_reads_them(
     case: M.Case, config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    p = put(config, case.make())
-    before = [m.uuid for m in sdk.get_session_messages(SESSION)]
+    p = put(config, case.make(), case.agent)
+    before = [m.uuid for m in read(case.agent)]
     mtime = p.stat().st_mtime_ns
     assert main(["repair", str(p), "--in-place"]) == 0
     assert p.stat().st_mtime_ns == mtime
-    assert [m.uuid for m in sdk.get_session_messages(SESSION)] == before
-    assert unanswered(p) == []
+    assert [m.uuid for m in read(case.agent)] == before
+    assert unanswered(p, case.agent) == []
