@@ -456,7 +456,7 @@ def _recover_parallel(
         if e.uuid in placed:
             continue
         group = by_msg.get(e.msg_id or "") if e.type == "assistant" else None
-        if not group or len(group) < 2 and not children.get(e.uuid):
+        if not group or (len(group) < 2 and not children.get(e.uuid) and not by_source.get(e.uuid)):
             out.append(e)
             placed.add(e.uuid)
             continue
