@@ -26,7 +26,12 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "core" / "data" / "claude_code"
-SOURCES = ["linear-1.0.98.jsonl", "sidechains-1.0.108.jsonl", "rewind-compact-2.1.0.jsonl"]
+SOURCES = [
+    "linear-1.0.98.jsonl",
+    "sidechains-1.0.108.jsonl",
+    "rewind-compact-2.1.0.jsonl",
+    "tool-heavy-2.1.38.jsonl",
+]
 
 
 def _objs(name: str) -> list[dict[str, Any]]:
