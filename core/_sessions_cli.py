@@ -101,9 +101,32 @@ def _describe(session: Session, model: str | None) -> str:
     return ", ".join(parts)
 
 
+def _ranges(lines: list[int], limit: int = 6) -> str:
+    """``3-7, 12, 40-41`` for sorted line numbers, the first ``limit`` runs."""
+    runs: list[tuple[int, int]] = []
+    for n in lines:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs[:limit])
+    return shown + (", ..." if len(runs) > limit else "")
+
+
 def _skipped_text(session: Session) -> str:
     sk = session.skipped()
-    return "; ".join(f"{n} {what}" for what, n in sk.items())
+    where = {
+        "lines before the last compaction": [e.line for e in session.before_boundary],
+        "dead-branch messages": [
+            e.line for e in session.dead if e.type in claude_code.MESSAGE_TYPES
+        ],
+        "sidechain lines (their own chains)": [e.line for e in session.sidechain],
+    }
+    parts = []
+    for what, n in sk.items():
+        lines = where.get(what)
+        parts.append(f"{n} {what}" + (f" (lines {_ranges(lines)})" if lines else ""))
+    return "; ".join(parts)
 
 
 def _provider_ok(name: str, args: argparse.Namespace) -> None:

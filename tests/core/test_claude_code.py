@@ -477,3 +477,12 @@ def test_map_draws_nothing_it_did_not_judge(
     code, out, err = run(capsys, "map", p)
     assert code == 2 and out == ""
     assert "nothing judged" in err
+
+
+def test_check_lists_what_it_never_judged(capsys: pytest.CaptureFixture[str]) -> None:
+    """Rewound branches before the compaction and inline sidechains are named by line,
+    never judged as sent."""
+    code, out, _ = run(capsys, "check", M.REWIND, M.SIDECHAINS)
+    assert code == 0
+    assert "8 lines before the last compaction (lines 1-8)" in out
+    assert "22 sidechain lines (their own chains) (lines 16-22, 26-40)" in out
