@@ -5,10 +5,10 @@
     python bench/scan_tree.py --sessions 2000 --big-mb 50 --jobs 2
 
 The tree is made from the real session files in tests/core/data/claude_code: each
-session is one of them with fresh uuids and session id, some grown by repeating their
-turns, one in twenty of those holding results broken (the last result line cut). Figures: files/s, MB/s and the
-peak resident memory of the scan (the largest of its processes, workers included), and
-of check on the big session. Timings are wall clock of a whole command (a measurement
+session is one of them with fresh uuids, tool ids and session id, some grown by
+repeating their turns, one in twenty broken (its last result line cut). Figures:
+files/s, MB/s and the peak resident memory of the scan (the largest of its processes,
+workers included), and of check on the big session, compacted or not. Timings are wall clock of a whole command (a measurement
 to report, not a test).
 """
 
