@@ -328,6 +328,46 @@ def wire_rows(n: int, repeats: int) -> list[Row]:
             "<= 0.10",
         )
     )
+    claude = "claude-sonnet-4-5-20250929"
+    rows.append(
+        Row(
+            f"validate, valid Anthropic history, model={claude!r} / json.dumps",
+            sizes,
+            ratio(
+                lambda: toolpair.validate(valid, "anthropic", model=claude),
+                dumps(valid),
+                2 * repeats,
+            ),
+            "<= 0.10",
+        )
+    )
+    rows.append(
+        Row(
+            f"repair, valid Anthropic history (no-op), model={claude!r} / json.dumps",
+            sizes,
+            ratio(
+                lambda: toolpair.repair(valid, "anthropic", model=claude),
+                dumps(valid),
+                2 * repeats,
+            ),
+            "<= 0.10",
+        )
+    )
+    bedrock = H.wire("bedrock", n)
+    bedrock_claude = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    rows.append(
+        Row(
+            "repair, valid Bedrock history (no-op), a Claude model id / json.dumps",
+            f"{len(bedrock)} messages, {len(json.dumps(bedrock)) / 1e6:.1f} MB JSON",
+            ratio(
+                lambda: toolpair.repair(bedrock, "bedrock", model=bedrock_claude),
+                dumps(bedrock),
+                2 * repeats,
+            ),
+            "reported",
+            note="Claude's own no-op checker (text beside tool use is fine)",
+        )
+    )
     rows.append(
         Row(
             "reference: a loop reading only what validity depends on, no rules / json.dumps",

@@ -8,8 +8,8 @@ The tree is made from the real session files in tests/core/data/claude_code: eac
 session is one of them with fresh uuids, tool ids and session id, some grown by
 repeating their turns, one in twenty broken (its last result line cut). Figures:
 files/s, MB/s and the peak resident memory of the scan (the largest of its processes,
-workers included), and of check on the big session, compacted or not. Timings are wall clock of a whole command (a measurement
-to report, not a test).
+workers included), and of check on the big session, compacted or not. Timings are wall
+clock of a whole command (a measurement to report, not a test).
 """
 
 from __future__ import annotations

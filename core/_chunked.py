@@ -106,7 +106,7 @@ def repair(
 ) -> tuple[list[Any], list[Fix], dict[str, str]] | None:
     """The repaired message list, fixes and id map; None means "take the full path"."""
     side = SIDES.get(codec.name)
-    check = CHECKERS.get((codec.name, profile.name))
+    check = CHECKERS.get((codec.name, profile.checker))
     framework = getattr(codec, "side", None)
     if framework is not None:
         # A framework codec that tells the sides apart and checks fragments itself.
@@ -114,7 +114,7 @@ def repair(
         own = codec.certainly_valid  # type: ignore[attr-defined]
 
         def check(msgs: Sequence[Any], ctx: Context, frag: Frag) -> bool | None:
-            return own(msgs, profile.name, ctx, frag)  # type: ignore[no-any-return]
+            return own(msgs, profile.checker, ctx, frag)  # type: ignore[no-any-return]
 
     if (
         side is None
@@ -232,7 +232,7 @@ def repair(
         id_map.update(piece_map)
         changed = True
     out.extend(raw[pos:])
-    if not changed or not certainly_valid(codec, profile.name, out, ctx):
+    if not changed or not certainly_valid(codec, profile.checker, out, ctx):
         return None
     if framework is not None:
         if any(b.kind == "thinking" for _, _, msgs in pieces for m in msgs for b in m.blocks):

@@ -220,6 +220,15 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
 
 
 def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    return _bedrock(msgs, ctx, frag, True)
+
+
+def bedrock_claude(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Claude behind Converse: text beside tool use is fine."""
+    return _bedrock(msgs, ctx, frag, False)
+
+
+def _bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None, calls_only: bool) -> bool | None:
     if ctx.thinking:
         return None
     pending: list[str] | None = None
@@ -260,7 +269,7 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
                 elif "image" in b or "document" in b or "video" in b:
                     spoken = True
             # The strict profile: no text beside tool use, unless reasoning says Claude.
-            if calls is not None and spoken and not reasoned:
+            if calls_only and calls is not None and spoken and not reasoned:
                 return None
             pending = calls
             tools = tools or calls is not None
@@ -493,6 +502,7 @@ def gemini(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool 
 CHECKERS: dict[tuple[str, str], Checker] = {
     ("anthropic", "anthropic"): anthropic,
     ("bedrock", "bedrock"): bedrock,
+    ("bedrock", "bedrock-claude"): bedrock_claude,
     ("openai", "openai"): openai,
     ("mistral", "mistral"): mistral,
     ("openai", "mistral"): mistral,

@@ -103,10 +103,16 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
     done: dict[str, list[_Call]] = {}
     pending: dict[str, list[tuple[Block, int]]] = {}
     orphans: list[tuple[Block, int]] = []
+    servers: set[str] = set()  # server tool uses seen so far
     for s, (_side, seg_msgs) in enumerate(segs):
         for m in seg_msgs:
             for b in m.blocks:
-                if b.kind == "call":
+                if b.kind == "server_call" and b.id is not None:
+                    servers.add(b.id)
+                elif b.kind == "server_result" and b.id is not None and b.id not in servers:
+                    # A server tool's result with no use before it (S4) answers nothing.
+                    orphans.append((b, m.index))
+                elif b.kind == "call":
                     c = _Call(b, m.index, s)
                     st.calls.append(c)
                     k = _key(b)
@@ -120,6 +126,9 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
                         open_calls.setdefault(k, []).append(c)
                 elif b.kind == "result":
                     st.origin[id(b)] = m
+                    if b.missing_id:
+                        orphans.append((b, m.index))  # it answers no call
+                        continue
                     k = _key(b)
                     cands = open_calls.get(k)
                     if cands:
@@ -210,7 +219,7 @@ def _filter(st: _State, m: Message) -> list[Block]:
     """A message's blocks with results that live elsewhere (or nowhere) taken out."""
     out: list[Block] = []
     for b in m.blocks:
-        if b.kind == "result":
+        if b.kind == "result" or (b.kind == "server_result" and id(b) in st.fate):
             f = st.fate.get(id(b), "keep")
             if f == "text":
                 out.append(st.codec.result_as_text(b))

@@ -74,6 +74,18 @@ class Profile:
     #: Whether the no-op checker of the API's strict profile may clear a history for
     #: this profile: true wherever this profile's rules are a subset of those.
     fast_path: ClassVar[bool] = True
+    #: The no-op checker to use, where a family has one of its own (default: the API's).
+    fast_key: ClassVar[str | None] = None
+
+    @property
+    def checker(self) -> str:
+        """The name the no-op checkers know this profile by."""
+        return self.fast_key or self.name
+
+    #: A host that reports a base API's rules under its own name: old prefix -> new.
+    reports_as: ClassVar[dict[str, str]] = {}
+    #: Rules of a base API that a host checks differently (its own rules stand in).
+    replaces: ClassVar[frozenset[str]] = frozenset()
 
     id_pattern: ClassVar[re.Pattern[str]] = re.compile(r".+")
     id_max: ClassVar[int] = 1_000_000

@@ -25,13 +25,14 @@ DR2 = "No tool call found for tool output with call_id {id}."
 
 class DeepSeek(OpenAIChat):
     name = "deepseek"
+    reports_as: ClassVar[dict[str, str]] = {"openai.": "deepseek."}
     #: The model thinks whatever the request says (deepseek-reasoner).
     thinks: ClassVar[bool] = False
     #: V4: every assistant turn passes its reasoning back, not only the current loop's.
     reasoning_every_turn: ClassVar[bool] = False
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
-        out = [_renamed(v, "openai.", "deepseek.") for v in super().rules(messages, ctx)]
+        out = [_renamed(v, self.reports_as) for v in super().rules(messages, ctx)]
         if not (ctx.thinking or self.thinks) or ctx.format != "openai":
             # Only a wire body shows the field; a framework's formatter decides it.
             return out
@@ -84,8 +85,8 @@ class DeepSeekResponses(Responses):
     name = "deepseek-responses"
     reasoning_adjacency = False
     fc_needs_reasoning = False
-
-    _REPLACED = frozenset(
+    reports_as: ClassVar[dict[str, str]] = {"openai-responses.": "deepseek-responses."}
+    replaces = frozenset(
         {
             "openai-responses.missing_output",
             "openai-responses.orphan_output",
@@ -95,9 +96,9 @@ class DeepSeekResponses(Responses):
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         out = [
-            _renamed(v, "openai-responses.", "deepseek-responses.")
+            _renamed(v, self.reports_as)
             for v in super().rules(messages, ctx)
-            if v.code not in self._REPLACED
+            if v.code not in self.replaces
         ]
         add = out.append
         items = flat(messages)
@@ -149,7 +150,8 @@ def _orphan(cid: str, at: int) -> Violation:
     return Violation("deepseek-responses.orphan_output", DR2.format(id=cid), at, (cid,), "input")
 
 
-def _renamed(v: Violation, old: str, new: str) -> Violation:
-    if not v.code.startswith(old):
-        return v
-    return Violation(new + v.code[len(old) :], v.message, v.index, v.ids, v.path)
+def _renamed(v: Violation, names: dict[str, str]) -> Violation:
+    for old, new in names.items():
+        if v.code.startswith(old):
+            return Violation(new + v.code[len(old) :], v.message, v.index, v.ids, v.path)
+    return v

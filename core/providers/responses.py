@@ -14,6 +14,8 @@ R1 = "No tool output found for function call {id}."
 R2 = "No tool call found for function call output with call_id {id}."
 R3 = "Item '{id}' of type 'reasoning' was provided without its required following item."
 R3_CALL = "Item '{id}' of type 'function_call' was provided without its required 'reasoning' item."
+# UNVERIFIED: OpenAI's standard wording for a missing required field.
+R_NO_ID = "Missing required parameter: 'input[{i}].call_id'."
 R4 = "Duplicate item found with id {id}. Remove duplicate items from your input and try again."
 R5 = "Invalid 'input[{i}].id': '{id}'. Expected an ID that begins with 'fc'."
 R6 = (
@@ -125,6 +127,16 @@ class Responses(Profile):
                             f"input[{it.msg}].call_id",
                         )
                     )
+            elif b.kind == "result" and b.missing_id:
+                add(
+                    Violation(
+                        "openai-responses.result_without_id",
+                        R_NO_ID.format(i=it.msg),
+                        it.msg,
+                        (),
+                        f"input[{it.msg}].call_id",
+                    )
+                )
             elif b.kind == "result":
                 key = pid(b) if b.id is not None else "\x00" + (b.name or "")
                 if b.id is None and len(outputs.get(key, ())) >= len(calls.get(key, ())):

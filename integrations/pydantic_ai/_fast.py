@@ -316,6 +316,7 @@ def portable(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> boo
             want = response
         else:
             calls: set[str] | None = None
+            spoke = reasoned = False
             for p in parts:
                 k = p.part_kind
                 if k == "tool-call":
@@ -334,10 +335,13 @@ def portable(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> boo
                     t = p.content
                     if calls is not None or type(t) is not str or not t or t.isspace():
                         return None
+                    spoke = True
                 elif k == "thinking":
-                    thought = True
+                    thought = reasoned = True
                 else:
                     return None
+            if calls is not None and spoke and not reasoned:
+                return None  # Bedrock's strict set: no text beside tool use
             pending = calls
             want = request
     if want is not response:

@@ -19,6 +19,8 @@ from wire import (
     OU,
     RA,
     RU,
+    A,
+    U,
     b_res,
     b_txt,
     b_use,
@@ -29,6 +31,9 @@ from wire import (
     g_res,
     g_txt,
     rs,
+    tr,
+    tu,
+    txt,
 )
 
 import toolpair
@@ -244,6 +249,85 @@ CASES = [
         ("tooluse_abc",),
         "Tool call id was tooluse_abc but must be a-z, A-Z, 0-9, with a length of 9.",
         ctx={"model": "mistral.mistral-large-2407-v1:0"},
+    ),
+]
+
+
+def _no_id_anthropic() -> Any:
+    return {"type": "tool_result", "content": "sunny"}
+
+
+# A result with no id at all is an orphan result, reported in each provider's words.
+CASES += [
+    Case(
+        "A3 a tool_result without tool_use_id",
+        "anthropic",
+        [U("q"), A(tu("toolu_1")), U(tr("toolu_1"), _no_id_anthropic())],
+        [U("q"), A(tu("toolu_1")), U(tr("toolu_1"))],
+        "anthropic.result_without_id",
+        2,
+        (),
+        "messages.2.content.1.tool_result.tool_use_id: Field required",
+    ),
+    Case(
+        "B8 a toolResult without toolUseId",
+        "bedrock",
+        [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1"), {"toolResult": {"content": []}})],
+        [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1"))],
+        "bedrock.result_without_id",
+        2,
+        (),
+        "1 validation error detected: Value null at 'messages.3.member.content.2.member."
+        "toolResult.toolUseId' failed to satisfy constraint: Member must not be null",
+    ),
+    Case(
+        "O2 a tool message without tool_call_id",
+        "openai",
+        [OU("q"), OA(call("c1")), OT("c1"), {"role": "tool", "content": "x"}],
+        [OU("q"), OA(call("c1")), OT("c1")],
+        "openai.result_without_id",
+        3,
+        (),
+        "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.",
+    ),
+    Case(
+        "M7 a tool message without tool_call_id",
+        "mistral",
+        [OU("q"), OA(call("abc123XYZ")), OT("abc123XYZ"), {"role": "tool", "content": "x"}],
+        [OU("q"), OA(call("abc123XYZ")), OT("abc123XYZ")],
+        "mistral.result_without_id",
+        3,
+        (),
+        "Tool call id has to be defined.",
+    ),
+    Case(
+        "R2 a function_call_output without call_id",
+        "openai-responses",
+        [RU("q"), fc("c1"), fco("c1"), {"type": "function_call_output", "output": "x"}],
+        [RU("q"), fc("c1"), fco("c1")],
+        "openai-responses.result_without_id",
+        3,
+        (),
+        "Missing required parameter: 'input[3].call_id'.",
+    ),
+    Case(
+        "S4 a server tool result with no server_tool_use",
+        "anthropic",
+        [
+            U("q"),
+            A(
+                txt("searching"),
+                {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_9", "content": []},
+            ),
+            U("next"),
+        ],
+        [U("q"), A(txt("searching")), U("next")],
+        "anthropic.unexpected_server_result",
+        1,
+        ("srvtoolu_9",),
+        "messages.1.content.1: unexpected `tool_use_id` found in `web_search_tool_result` "
+        "blocks: srvtoolu_9. Each `web_search_tool_result` block must have a corresponding "
+        "`server_tool_use` block before it.",
     ),
 ]
 
@@ -475,3 +559,78 @@ def test_model_reaches_compaction_and_check() -> None:
     assert [f.kind for f in stripped.fixes] == ["item_id_dropped"]
     pruned = toolpair.prune(h, provider="openai-responses", model="o3")
     assert [f.kind for f in pruned.fixes] == ["item_id_dropped"]
+
+
+@pytest.mark.parametrize("orphans", ["drop", "text"])
+def test_orphan_results_without_ids_are_dropped_or_kept_as_text(orphans: str) -> None:
+    policy = toolpair.Policy(orphans=orphans)  # type: ignore[arg-type]
+    cases = [
+        ("anthropic", [U("q"), A(tu("toolu_1")), U(tr("toolu_1"), _no_id_anthropic())]),
+        ("openai", [OU("q"), OA(call("c1")), OT("c1"), {"role": "tool", "content": "x"}]),
+        (
+            "openai-responses",
+            [RU("q"), fc("c1"), fco("c1"), {"type": "function_call_output", "output": "x"}],
+        ),
+        (
+            "anthropic",
+            [
+                U("q"),
+                A(txt("hm"), {"type": "advisor_tool_result", "tool_use_id": "srvtoolu_9"}),
+                U("next"),
+            ],
+        ),
+    ]
+    for provider, h in cases:
+        r = toolpair.repair(h, provider, policy=policy)
+        assert toolpair.validate(r.messages, provider) == [], (provider, r.messages)
+        kind = "orphan_result_dropped" if orphans == "drop" else "orphan_result_as_text"
+        assert [f.kind for f in r.fixes if f.kind.startswith("orphan")] == [kind]
+        assert not r.unrepaired
+        dump = str(r.messages)
+        assert ("its call is not in this history" in dump) == (orphans == "text")
+
+
+def _thinking_body(**extra: Any) -> dict[str, Any]:
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 2048,
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+        "messages": [U("q"), A(tu("toolu_1")), U(tr("toolu_1"))],
+        **extra,
+    }
+
+
+def test_thinking_turned_off_for_a_body_whose_loop_has_no_thinking() -> None:
+    body = _thinking_body()
+    assert [v.code for v in toolpair.validate(body, "anthropic")] == [
+        "anthropic.thinking_not_first"
+    ]
+    r = toolpair.repair(body, "anthropic")
+    assert "thinking" not in r.messages and "thinking" in body
+    assert r.messages["messages"] is not body["messages"]
+    assert all(a is b for a, b in zip(r.messages["messages"], body["messages"], strict=True))
+    assert [f.kind for f in r.fixes] == ["thinking_disabled"]
+    assert toolpair.validate(r.messages, "anthropic") == []
+    assert toolpair.repair(r.messages, "anthropic").fixes == []
+
+
+def test_thinking_kept_on_when_the_policy_refuses_or_for_a_bare_list() -> None:
+    body = _thinking_body()
+    r = toolpair.repair(body, "anthropic", policy=toolpair.Policy(disable_thinking=False))
+    assert r.messages["thinking"] == body["thinking"]
+    assert [f.kind for f in r.fixes] == ["unrepaired"]
+    bare = toolpair.repair(body["messages"], "anthropic", thinking=True)
+    assert [f.kind for f in bare.fixes] == ["unrepaired"]
+
+
+def test_thinking_turned_off_on_bedrock_for_claude() -> None:
+    body = {
+        "modelId": SONNET4,
+        "toolConfig": {"tools": []},
+        "additionalModelRequestFields": {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+        "messages": [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1"))],
+    }
+    r = toolpair.repair(body, "bedrock")
+    assert r.messages["additionalModelRequestFields"] == {}
+    assert [f.kind for f in r.fixes] == ["thinking_disabled"]
+    assert toolpair.validate(r.messages, "bedrock") == []
