@@ -486,3 +486,35 @@ def test_check_lists_what_it_never_judged(capsys: pytest.CaptureFixture[str]) ->
     assert code == 0
     assert "8 lines before the last compaction (lines 1-8)" in out
     assert "22 sidechain lines (their own chains) (lines 16-22, 26-40)" in out
+
+
+@pytest.mark.parametrize("case", M.BROKEN, ids=lambda c: c.name)
+def test_edited_lines_change_only_what_the_fix_needs(
+    case: M.Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A re-parented line differs from the original by its parentUuid value alone, byte
+    for byte (key order, separators, non-ASCII text kept); a reordered line only by the
+    order of its content blocks."""
+    data = case.make()
+    p = write(tmp_path, data)
+    assert main(["repair", str(p), "--in-place"]) == 0
+    capsys.readouterr()
+    old = {json.loads(x)["uuid"]: x for x in data.splitlines() if b'"uuid"' in x}
+    edited = 0
+    for raw in p.read_bytes().splitlines():
+        o = json.loads(raw)
+        before = old.get(o.get("uuid"))
+        if before is None or before == raw:
+            continue
+        edited += 1
+        b = json.loads(before)
+        if b.get("parentUuid") != o.get("parentUuid"):
+            was = json.dumps(b.get("parentUuid")).encode()
+            now = json.dumps(o.get("parentUuid")).encode()
+            assert before.replace(b'"parentUuid":' + was, b'"parentUuid":' + now, 1) == raw
+        else:
+            assert sorted(map(json.dumps, b["message"]["content"])) == sorted(
+                map(json.dumps, o["message"]["content"])
+            )
+            assert list(b) == list(o)
+    assert edited <= 2
