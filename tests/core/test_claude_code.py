@@ -518,3 +518,20 @@ def test_edited_lines_change_only_what_the_fix_needs(
             )
             assert list(b) == list(o)
     assert edited <= 2
+
+
+def test_map_html_of_many_histories_keeps_each_ones_links_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolpair.cli import load_demo
+
+    body = load_demo("anthropic")
+    p = tmp_path / "requests.jsonl"
+    p.write_text(json.dumps(body) + "\n" + json.dumps(body) + "\n")
+    out = tmp_path / "map.html"
+    assert main(["map", str(p), "--html", str(out)]) == 1
+    page = out.read_text("utf-8")
+    for h in ("h0-", "h1-"):
+        ids = set(re.findall(rf'id="({h}m-\d+)"', page))
+        links = set(re.findall(rf'href="#({h}m-\d+)"', page))
+        assert ids and links and links <= ids
