@@ -287,6 +287,68 @@ def trim_row(n: int, repeats: int) -> Row:
     return Row(figure, sizes, value, "<= 0.33")
 
 
+def langgraph_rows(n: int, repeats: int) -> list[Row]:
+    """repair_thread's dry run against the get_state it starts from, and repair_hook
+    against the request formatting the model does anyway."""
+    thread_fig = "langgraph: repair_thread dry-run beyond its get_state / graph.get_state"
+    hook_fig = "langgraph: repair_hook (valid) / ChatAnthropic._get_request_payload"
+    try:
+        from langchain_core.messages import RemoveMessage
+        from langgraph.checkpoint.memory import InMemorySaver
+        from langgraph.graph import START, MessagesState, StateGraph
+        from langgraph.prebuilt import ToolNode
+
+        from toolpair.integrations.langgraph import repair_hook, repair_thread
+
+        msgs = H.framework("langchain", n)
+        formatter = _lc_formatter()
+    except Exception as e:
+        note = f"{type(e).__name__}: {e}".splitlines()[0][:80]
+        return [Row(f, _size(n), None, "<= 0.5", note=note) for f in (thread_fig, hook_fig)]
+    progress("langgraph")
+    g = StateGraph(MessagesState)
+    g.add_node("agent", lambda state: {})
+    g.add_node("tools", ToolNode([]) if _toolnode_takes_empty() else (lambda state: {}))
+    g.add_edge(START, "agent")
+    g.add_edge("tools", "agent")
+    graph = g.compile(checkpointer=InMemorySaver())
+    config: dict[str, Any] = {"configurable": {"thread_id": "bench"}}
+    graph.update_state(config, {"messages": [RemoveMessage(id="__remove_all__"), *msgs]})
+    held = len(graph.get_state(config).values["messages"])
+
+    def dry_run(provider: str | None = None) -> Callable[[], Any]:
+        return lambda: repair_thread(graph, config, provider, dry_run=True)
+
+    def get_state() -> Any:
+        return graph.get_state(config, subgraphs=True)
+
+    # repair_thread must read the state itself: the figure is the time it adds to that
+    # read, relative to the read. The default rules (a thread's pairing rules) have a
+    # no-op path; a named provider's rules take the full one (reported).
+    sizes = f"{held} messages, InMemorySaver"
+    whole = ratio(dry_run(), get_state, repeats)
+    named = ratio(dry_run("anthropic"), get_state, repeats)
+    rows = [
+        Row(thread_fig + " (default rules)", sizes, whole - 1, "<= 0.5"),
+        Row(thread_fig + " (anthropic rules)", sizes, named - 1, "reported"),
+    ]
+    hook = repair_hook("anthropic")
+    state = {"messages": msgs}
+    value = ratio(lambda: hook(state), lambda: formatter(msgs), repeats)
+    rows.append(Row(hook_fig, f"{len(msgs)} messages", value, "<= 0.5"))
+    return rows
+
+
+def _toolnode_takes_empty() -> bool:
+    from langgraph.prebuilt import ToolNode
+
+    try:
+        ToolNode([])
+    except Exception:
+        return False
+    return True
+
+
 # the table -------------------------------------------------------------------------
 
 
@@ -492,7 +554,7 @@ def _versions() -> str:
     from importlib import metadata
 
     found = []
-    names = ("langchain-core", "langchain-anthropic", "pydantic-ai-slim", "agno")
+    names = ("langchain-core", "langchain-anthropic", "langgraph", "pydantic-ai-slim", "agno")
     names += ("llama-index-core", "llama-index-llms-anthropic", "litellm")
     for name in names:
         try:
@@ -512,8 +574,12 @@ def main(argv: list[str] | None = None) -> int:
         help="an interpreter with llama-index (and anthropic<1) for the LlamaIndex rows",
     )
     parser.add_argument("--framework-json", help=argparse.SUPPRESS)
+    parser.add_argument("--langgraph-only", action="store_true", help="only the LangGraph rows")
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 5)
+    if args.langgraph_only:
+        print(table(langgraph_rows(2_000, repeats)))
+        return 0
     if args.framework_json:
         rows = framework_rows(2_000, repeats, only=args.framework_json)
         print(json.dumps([r.__dict__ for r in rows]))
@@ -529,6 +595,7 @@ def main(argv: list[str] | None = None) -> int:
             rows += framework_elsewhere(name, elsewhere, 2_000, repeats)
         else:
             rows += framework_rows(2_000, repeats, only=name)
+    rows += langgraph_rows(2_000, repeats)
     progress("floor and memory")
     rows.append(floor_row(10_000, repeats))
     rows.append(memory_row(10_000))

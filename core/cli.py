@@ -461,6 +461,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
+    if getattr(args, "thread", None) is not None:
+        return _check_thread(name, args, out_json)
     from toolpair import _sessions_cli
 
     if _sessions_cli.wants(name, args.format):
@@ -512,6 +514,58 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
         per = f" in {units} histories" if doc.kind == "jsonl-requests" else ""
         print(f"{shown}: {count}{per} ({what})")
     return total
+
+
+#: Where ``check --thread`` finds LangGraph (imported only when the option is given).
+LANGGRAPH = "toolpair.integrations.langgraph"
+
+
+def _check_thread(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
+    """``check FILE --thread ID``: FILE is a LangGraph SQLite checkpoint file; the
+    thread's latest checkpoint is checked (with the results of its unfinished step)."""
+    where = f"{name} (thread {args.thread})"
+    try:
+        module = importlib.import_module(LANGGRAPH)
+    except ImportError as e:
+        raise ReadError(
+            where,
+            f"--thread reads LangGraph checkpoints, but {LANGGRAPH} cannot be imported ({e}); "
+            'install it with: pip install "toolpair[langgraph]" langgraph-checkpoint-sqlite',
+        ) from None
+    provider = args.provider or module.DEFAULT_PROVIDER
+    try:
+        messages, codec = module.load_thread(name, args.thread, provider=provider)
+    except ImportError as e:
+        raise ReadError(where, f"cannot read LangGraph checkpoints ({e})") from None
+    except (LookupError, OSError, ValueError) as e:
+        raise ReadError(where, str(e)) from None
+    except Exception as e:  # sqlite3.DatabaseError and the saver's own errors
+        raise ReadError(where, f"not a LangGraph SQLite checkpoint file: {e}") from None
+    try:
+        violations = _api.validate(messages, provider, model=args.model, format=codec)
+    except InvalidHistory as e:
+        raise ReadError(where, f"not a history toolpair can read: {e}") from None
+    for v in violations:
+        if args.json:
+            item: dict[str, Any] = {
+                "code": v.code,
+                "message": v.message,
+                "index": v.index,
+                "ids": list(v.ids),
+                "path": v.path,
+                "file": name,
+                "thread": args.thread,
+                "provider": provider,
+                "format": "langgraph",
+            }
+            out_json.append(item)
+        else:
+            print(_violation_line(f"{where}: message {v.index}", v))
+    if not args.json:
+        count = "valid" if not violations else f"{len(violations)} violation"
+        count += "s" if len(violations) > 1 else ""
+        print(f"{where}: {count} ({len(messages)} messages, {provider} rules)")
+    return len(violations)
 
 
 def _line(unit: Unit, index: int) -> int | None:
@@ -839,6 +893,13 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("files", nargs="+", metavar="FILE", help="JSON or JSONL; - for stdin")
     common(c)
     c.add_argument("--json", action="store_true", help="print a JSON array of violations")
+    c.add_argument(
+        "--thread",
+        metavar="ID",
+        help="FILE is a LangGraph SQLite checkpoint file: check this thread's latest "
+        "checkpoint (needs toolpair[langgraph] and langgraph-checkpoint-sqlite; default "
+        "rules: the pairing rules of LangGraph's message list)",
+    )
     c.set_defaults(func=cmd_check)
 
     r = sub.add_parser(

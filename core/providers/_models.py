@@ -1,5 +1,5 @@
 """Model ids as users write them, placed in the families whose rules differ
-(reference models §1-§5). An id that cannot be placed gives None: the caller keeps the
+(docs/rules.md). An id that cannot be placed gives None: the caller keeps the
 API's strict profile, never a lenient one."""
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ def bedrock_model(model: str) -> str | None:
     20241022-v1:0``); None for an opaque ARN (an application inference profile, a
     provisioned or custom model) that names no model."""
     m = model.strip()
+    # Router prefixes (``bedrock/``, ``bedrock/converse/``) name no model.
+    m = m[m.index("arn:") :] if "arn:" in m else m.rsplit("/", 1)[-1]
     if m.startswith("arn:"):
         _, _, rest = m.partition("/")
         kind = m.split(":", 5)[-1].split("/", 1)[0]

@@ -1,6 +1,6 @@
 """Anthropic Messages (also Claude on Vertex, which returns the same texts).
 
-Rules A1-A11, S1-S4, T2, H1-H3 of reference/providers.md §1. The API merges
+Rules A1-A11, S1-S4, T2, H1-H3 of docs/rules.md. The API merges
 consecutive turns of one role (A11), so the rules read merged turns; indices are the
 caller's own message indices.
 """
@@ -157,7 +157,7 @@ def thinking_start_violation(ts: Sequence[Turn], wrap: str = "") -> Violation | 
 class Anthropic(Profile):
     name = "anthropic"
     id_pattern = re.compile(r"[a-zA-Z0-9_-]+")
-    # The length limit is UNVERIFIED (reference A6); 64 is what the ecosystem assumes
+    # The length limit is UNVERIFIED (docs/rules.md A6); 64 is what the ecosystem assumes
     # and what Bedrock enforces, so rewritten ids stay within it.
     id_max = 64
 

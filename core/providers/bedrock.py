@@ -1,4 +1,4 @@
-"""AWS Bedrock Converse (reference/providers.md §2, B1-B10). Stricter than Anthropic
+"""AWS Bedrock Converse (docs/rules.md, B1-B10). Stricter than Anthropic
 direct: turns never merge, a result turn holds nothing else, the history starts with a
 user turn."""
 
@@ -42,7 +42,7 @@ B7_BLANK = (
     "The text field in the ContentBlock object at messages.{i}.content.{j} is blank. Add text "
     "to the text field, and try again."
 )
-# UNVERIFIED (reference B8, B9): the service's texts for a bad or duplicate toolUseId
+# UNVERIFIED (docs/rules.md B8, B9): the service's texts for a bad or duplicate toolUseId
 # were never captured; these follow the AWS validation-error format.
 B8 = (
     "1 validation error detected: Value '{id}' at 'messages.{i}.member.content.{j}.member."

@@ -1,4 +1,4 @@
-"""DeepSeek's OpenAI-compatible endpoints (reference models §6): Chat Completions with
+"""DeepSeek's OpenAI-compatible endpoints (docs/rules.md): Chat Completions with
 OpenAI's rules plus thinking mode's ``reasoning_content``, and a Responses endpoint that
 pairs by place rather than by ``call_id`` alone."""
 

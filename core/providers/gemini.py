@@ -1,4 +1,4 @@
-"""Google Gemini generateContent (reference/providers.md §5, G1-G7). Pairing is by turn
+"""Google Gemini generateContent (docs/rules.md, G1-G7). Pairing is by turn
 and count: the content after a function-call turn answers every call in it."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class Gemini(Profile):
     signatures_once_issued: ClassVar[bool] = False
     first_not_call = True
     drop_empty = True
-    # Consecutive turns of one role are rejected in practice (reference §9): merging
+    # Consecutive turns of one role are rejected in practice (docs/rules.md): merging
     # them is what makes a call turn follow a user turn again (G3).
     strict_alternation = True
     # Ids are optional (G7); names follow [a-zA-Z0-9_-]{1,64}, ids are kept within it.
@@ -173,7 +173,7 @@ def _specialised(base: type[Gemini], family: str) -> Profile:
 
 def _same_calls(calls: Sequence[Item], results: Sequence[Item]) -> bool:
     """With ids on both halves they must match as sets; without, the names must.
-    Whether Gemini itself rejects mismatched ids is UNVERIFIED (reference G7): a
+    Whether Gemini itself rejects mismatched ids is UNVERIFIED (docs/rules.md G7): a
     mismatch is reported under G2, the rule that holds the pairing."""
     if all(x.block.id for x in calls) and all(x.block.id for x in results):
         return sorted(pid(x.block) for x in calls) == sorted(pid(x.block) for x in results)

@@ -1,4 +1,4 @@
-"""Mistral La Plateforme and ``mistral-common`` (reference/providers.md §6, M1-M8). The
+"""Mistral La Plateforme and ``mistral-common`` (docs/rules.md, M1-M8). The
 rules are those of ``mistral_common/protocol/instruct/validator.py``."""
 
 from __future__ import annotations

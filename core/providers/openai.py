@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions (reference/providers.md §3, O1-O5): an assistant message
+"""OpenAI Chat Completions (docs/rules.md, O1-O5): an assistant message
 with ``tool_calls`` is followed at once by one ``tool`` message per call."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""OpenAI Responses (reference/providers.md §4, R1-R8). Pairing is by ``call_id``
+"""OpenAI Responses (docs/rules.md, R1-R8). Pairing is by ``call_id``
 anywhere in ``input`` (plus the stored previous response), so placement is free;
 reasoning items must sit directly before the item they produced."""
 

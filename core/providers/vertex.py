@@ -1,4 +1,4 @@
-"""Gemini on Vertex AI (reference models §3): Gemini's rules, stricter where Vertex is.
+"""Gemini on Vertex AI (docs/rules.md): Gemini's rules, stricter where Vertex is.
 A turn of function responses may hold nothing else, the v1 API refuses ``id`` on
 function calls and responses, and two texts are worded differently."""
 

@@ -394,6 +394,8 @@ def test_repair_for_the_same_model(case: Case) -> None:
         ),
         ("arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3", "", None),
         ("cohere.command-r-plus-v1:0", None, None),
+        ("bedrock/converse/us.meta.llama3-3-70b-instruct-v1:0", None, "llama"),
+        ("bedrock/anthropic.claude-3-7-sonnet-20250219-v1:0", None, "claude-3"),
         ("no-dots-at-all", None, None),
     ],
 )
@@ -424,6 +426,8 @@ def test_unplaceable_ids_keep_the_strict_profile() -> None:
         ("gemini-3-pro-image-preview", None),
         ("gemini-2.5-flash", "gemini-2.5"),
         ("gemini-2.0-flash", None),
+        ("gemini-flash-latest", None),  # an alias that moves: the strict profile
+        ("vertex_ai/gemini-3-pro-preview", "gemini-3"),
     ],
 )
 def test_gemini_model_ids(model: str, family: str | None) -> None:
@@ -440,6 +444,8 @@ def test_gemini_model_ids(model: str, family: str | None) -> None:
         ("gpt-4.1", False),
         ("gpt-4o-2024-08-06", False),
         ("gpt-4o-mini", False),
+        ("chatgpt-4o-latest", False),
+        ("o4-mini-2025-04-16", True),
     ],
 )
 def test_reasoning_models_tie_fc_items_to_reasoning(model: str | None, flagged: bool) -> None:
