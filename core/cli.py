@@ -3,6 +3,11 @@
     toolpair check FILE... [--provider P] [--format F] [--json]
     toolpair repair FILE [--provider P] [--format F] [-o OUT | --in-place]
     toolpair demo [PROVIDER...]
+    toolpair scan [DIR] [--json]          (Claude Code sessions that would fail)
+    toolpair map FILE [--html OUT]        (every turn, its pairs and breaks)
+
+A Claude Code session file (``~/.claude/projects/<dir>/<id>.jsonl``) is detected and read
+as Claude Code reads it on ``--resume`` (`toolpair.claude_code`).
 
 A file is a JSON request body, a JSON message list, or JSONL (one message per line, or
 one request body / message list per line); ``-`` reads stdin. Exit status: 0 valid (or
@@ -34,9 +39,10 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from toolpair import __version__, _api
+from toolpair import __version__, _api, _coverage
+from toolpair._coverage import NothingJudged
 from toolpair._model import Block, Codec, Fix, InvalidHistory, Message, Repaired, Violation
-from toolpair.formats import CODECS, detect
+from toolpair.formats import CODECS, LIST_KEYS, detect
 from toolpair.providers import PROVIDERS, get_profile
 
 #: Framework dump formats: ``--format`` name -> the integration module exposing
@@ -490,6 +496,10 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
     if getattr(args, "thread", None) is not None:
         return _check_thread(name, args, out_json)
+    from toolpair import _sessions_cli
+
+    if _sessions_cli.wants(name, args.format):
+        return _sessions_cli.check_file(name, args, out_json)
     stream, args = _open_source(name, args)
     shown = "<stdin>" if name == "-" else name
     total = 0
@@ -500,9 +510,14 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
         for unit in doc.units:
             units += 1
             r = resolve(unit.obj, args.format, args.provider, _location(shown, unit, None))
+            _judged(r, args, _location(shown, unit, None))
             described.add(_named(r, args.provider is not None))
             try:
                 violations = _api.validate(r.history, r.provider, model=args.model, format=r.format)
+            except NothingJudged as e:
+                raise ReadError(
+                    _location(shown, unit, None), f"nothing judged, not reported valid: {e}"
+                ) from None
             except InvalidHistory as e:
                 raise _invalid(shown, unit, e) from None
             total += len(violations)
@@ -597,8 +612,27 @@ def _line(unit: Unit, index: int) -> int | None:
 # -- repair --------------------------------------------------------------------------
 
 
+def _judged(r: Resolved, args: argparse.Namespace, where: str) -> None:
+    """A detected format that explains nothing, or almost nothing, of the document: the
+    rules would skip it all, so no verdict is given (exit 2), and what was skipped is
+    said. A format given with --format is taken at its word."""
+    if args.format is not None or not isinstance(r.format, str):
+        return
+    items = r.history
+    if isinstance(items, Mapping):
+        items = items.get(LIST_KEYS.get(r.format, "messages"))
+    try:
+        _coverage.guard(items, r.format)
+    except NothingJudged as e:
+        what = "nothing" if e.coverage.nothing else "almost nothing"
+        raise ReadError(
+            where, f"{what} judged, not reported valid: {e} (force one with --format)"
+        ) from None
+
+
 def _repair_unit(shown: str, unit: Unit, args: argparse.Namespace) -> tuple[Resolved, Repaired]:
     r = resolve(unit.obj, args.format, args.provider, _location(shown, unit, None))
+    _judged(r, args, _location(shown, unit, None))
     try:
         return r, _api.repair(r.history, r.provider, model=args.model, format=r.format)
     except InvalidHistory as e:
@@ -614,7 +648,11 @@ def _encode_output(r: Resolved, rep: Repaired, where: str) -> Any:
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
+    from toolpair import _sessions_cli
+
     name: str = args.file
+    if _sessions_cli.wants(name, args.format):
+        return _sessions_cli.repair(args)
     shown = "<stdin>" if name == "-" else name
     if args.in_place and name == "-":
         _err("--in-place needs a file, not stdin")
@@ -854,7 +892,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    formats = [*CODECS, *FRAMEWORKS]
+    from toolpair import _sessions_cli
+
+    formats = [*CODECS, *FRAMEWORKS, "claude-code"]
     p = argparse.ArgumentParser(
         prog="toolpair",
         description="Check and repair the tool calls and results of agent transcripts.",
@@ -940,6 +980,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     d.add_argument("providers", nargs="*", metavar="PROVIDER", help=f"any of {', '.join(DEMOS)}")
     d.set_defaults(func=cmd_demo)
+    _sessions_cli.add_commands(sub, common)
     return p
 
 
