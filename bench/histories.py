@@ -18,6 +18,7 @@ turn and its results, and a result whose id a gateway rewrote.
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import string
@@ -222,6 +223,19 @@ def _responses(e: Event) -> list[Any]:
         {"type": "function_call_output", "call_id": "call_" + r.id, "output": r.content}
         for r in e.results
     ]
+
+
+_MSG_IDS = itertools.count(1)
+
+
+def _agents_items(e: Event) -> list[Any]:
+    """Responses items as the Agents SDK stores a model's output: assistant messages
+    with an id and status (its chat converter rejects output text without them)."""
+    out = _responses(e)
+    for n, item in enumerate(out):
+        if item.get("role") == "assistant":
+            out[n] = {**item, "id": f"msg_{next(_MSG_IDS)}", "status": "completed"}
+    return out
 
 
 def _gemini(e: Event) -> list[Any]:
@@ -466,6 +480,9 @@ FRAMEWORKS: dict[str, Callable[[], Renderer]] = {
     "pydantic-ai": _pydantic_ai,
     "agno": _agno,
     "llamaindex": _llamaindex,
+    # The Agents SDK's items are Responses input items, shaped as its runner stores them.
+    "openai-agents": lambda: _agents_items,
+    "openai-agents-chat": lambda: _agents_items,
 }
 
 

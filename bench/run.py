@@ -217,11 +217,46 @@ def _li_repair() -> Callable[[list[Any]], Any]:
     return lambda msgs: repair_messages(msgs, "anthropic")
 
 
+def _oa_responses_formatter() -> Callable[[list[Any]], Any]:
+    # What OpenAIResponsesModel does to the input on every call before sending it.
+    from agents import ModelSettings, OpenAIResponsesModel
+    from openai import AsyncOpenAI
+
+    model = OpenAIResponsesModel("gpt-5", openai_client=AsyncOpenAI(api_key="bench"))
+    settings = ModelSettings()
+    return lambda items: model._build_response_create_kwargs(None, items, settings, [], None, [])
+
+
+def _oa_chat_formatter() -> Callable[[list[Any]], Any]:
+    from agents.models.chatcmpl_converter import Converter
+
+    return lambda items: Converter.items_to_messages(items, model="gpt-4o")
+
+
+def _oa_repair(provider: str) -> Callable[[], Callable[[list[Any]], Any]]:
+    def make() -> Callable[[list[Any]], Any]:
+        from toolpair.integrations.openai_agents import repair_items
+
+        return lambda items: repair_items(items, provider)
+
+    return make
+
+
 FRAMEWORK_BENCH: dict[str, tuple[str, Callable[[], Any], Callable[[], Any]]] = {
     "langchain": ("ChatAnthropic._get_request_payload", _lc_formatter, _lc_repair),
     "pydantic-ai": ("AnthropicModel._map_message", _pai_formatter, _pai_repair),
     "agno": ("agno.utils.models.claude.format_messages", _agno_formatter, _agno_repair),
     "llamaindex": ("messages_to_anthropic_messages", _li_formatter, _li_repair),
+    "openai-agents": (
+        "OpenAIResponsesModel._build_response_create_kwargs",
+        _oa_responses_formatter,
+        _oa_repair("openai-responses"),
+    ),
+    "openai-agents-chat": (
+        "Converter.items_to_messages",
+        _oa_chat_formatter,
+        _oa_repair("openai"),
+    ),
 }
 
 

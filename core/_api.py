@@ -9,6 +9,7 @@ from functools import partial
 from typing import Any
 
 from toolpair import _chunked, _gc, _repair
+from toolpair._coverage import NothingJudged, guard
 from toolpair._fast import certainly_valid
 from toolpair._model import (
     Codec,
@@ -110,7 +111,16 @@ def parse(
         named = history.get("model", history.get("modelId"))
         model = named if isinstance(named, str) else None
     profile = get_profile(provider, model)
+    if format == "claude-code":
+        # A Claude Code transcript: the merged API messages of its rebuilt main chain.
+        from toolpair.claude_code import api_messages
+
+        if not isinstance(history, list | tuple):
+            raise InvalidHistory("a claude-code transcript is a list of line objects")
+        history, format = api_messages(history), "anthropic"
     codec = get_codec(format if format is not None else detect(history, provider))
+    if format is None and codec.name == "openai-responses" and not isinstance(history, Mapping):
+        _judged_guard(history)
     body: Mapping[str, Any] | None = None
     key = ""
     ctx_values: dict[str, Any] = {}
@@ -135,6 +145,25 @@ def parse(
     if isinstance(ctx.thinking, Mapping):
         ctx.thinking = _thinking_on(ctx.thinking)
     return Parsed(body, key, raw, codec, profile, ctx)
+
+
+def _judged_guard(history: Any) -> None:
+    """Refuse a detected format that explains nothing of the list: rules would skip
+    every unknown item, and ``valid`` would be said about what was never read. (The
+    command line also refuses a list it explains almost nothing of.)"""
+    try:
+        guard(history, "openai-responses", almost=False)
+    except NothingJudged as e:
+        from toolpair.claude_code import looks_like_session
+
+        head = list(history[:20]) if isinstance(history, list | tuple) else []
+        if looks_like_session(head):
+            raise NothingJudged(
+                e.coverage,
+                "openai-responses",
+                "; it looks like a Claude Code transcript: pass format='claude-code'",
+            ) from None
+        raise
 
 
 def validate(

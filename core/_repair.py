@@ -553,18 +553,21 @@ def _split_calls(st: _State, out: list[Out]) -> list[Out]:
             res.append(o)
             k += 1
             continue
-        turn = [o]
+        run = [o]
         k += 1
-        while items and k < len(out) and out[k].role == "assistant":
-            turn.append(out[k])
+        # Items of one turn; a system item among them leaves the turn whole (Bedrock
+        # takes system messages out of the list).
+        while items and k < len(out) and out[k].role in ("assistant", "system"):
+            run.append(out[k])
             k += 1
+        turn = [t for t in run if t.role == "assistant"]
         blocks = [b for t in turn for b in t.blocks]
         kinds = {b.kind for b in blocks}
         if "call" not in kinds or not kinds & _SPOKEN or kinds & {"thinking", "reasoning"}:
-            res.extend(turn)
+            res.extend(run)
             continue
         if items:
-            said = [t for t in turn if not any(b.kind == "call" for b in t.blocks)]
+            said = [t for t in run if not any(b.kind == "call" for b in t.blocks)]
             acts = [t for t in turn if any(b.kind == "call" for b in t.blocks)]
         else:
             said = [Out("assistant", [b for b in o.blocks if b.kind != "call"], o.template)]
@@ -828,10 +831,10 @@ def run(
     out = _drop_empty(st, out)
     if codec.shape != "items" and profile.strict_alternation:
         out = _alternate(st, out)
-    if profile.calls_only:
-        out = _split_calls(st, out)
     if codec.shape != "blocks" and profile.bridge_after_results:
         out = _chat_bridges(st, out)
+    if profile.calls_only:
+        out = _split_calls(st, out)
     if first and (profile.first_user or profile.first_not_call):
         out = _leading_user(st, out)
     if codec.shape == "items" and profile.reasoning_adjacency:

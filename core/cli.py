@@ -3,15 +3,22 @@
     toolpair check FILE... [--provider P] [--format F] [--json]
     toolpair repair FILE [--provider P] [--format F] [-o OUT | --in-place]
     toolpair demo [PROVIDER...]
+    toolpair scan [DIR] [--json]          (Claude Code sessions that would fail)
+    toolpair map FILE [--html OUT]        (every turn, its pairs and breaks)
+
+A Claude Code session file (``~/.claude/projects/<dir>/<id>.jsonl``) is detected and read
+as Claude Code reads it on ``--resume`` (`toolpair.claude_code`).
 
 A file is a JSON request body, a JSON message list, or JSONL (one message per line, or
 one request body / message list per line); ``-`` reads stdin. Exit status: 0 valid (or
 repaired), 1 violations (left), 2 a file could not be read, parsed or written.
 
 Framework dumps (pydantic-ai ``ModelMessagesTypeAdapter`` JSON, LangChain
-``messages_to_dict`` output) are read through the framework's integration package when
-that framework is installed: the integration module exposes
-``load_dump(obj) -> (messages, codec) | None`` and ``dump_messages(messages) -> obj``.
+``messages_to_dict`` output, OpenAI Agents SDK session items as a JSON list with
+``--format openai-agents`` or a ``SQLiteSession`` database file with ``--session-id``)
+are read through the framework's integration package when that framework is installed:
+the integration module exposes ``load_dump(obj) -> (messages, codec) | None`` and
+``dump_messages(messages) -> obj``.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib
+import io
 import json
 import logging
 import os
@@ -31,9 +39,10 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from toolpair import __version__, _api
+from toolpair import __version__, _api, _coverage
+from toolpair._coverage import NothingJudged
 from toolpair._model import Block, Codec, Fix, InvalidHistory, Message, Repaired, Violation
-from toolpair.formats import CODECS, detect
+from toolpair.formats import CODECS, LIST_KEYS, detect
 from toolpair.providers import PROVIDERS, get_profile
 
 #: Framework dump formats: ``--format`` name -> the integration module exposing
@@ -41,6 +50,7 @@ from toolpair.providers import PROVIDERS, get_profile
 FRAMEWORKS: dict[str, str] = {
     "pydantic-ai": "toolpair.integrations.pydantic_ai",
     "langchain": "toolpair.integrations.langchain",
+    "openai-agents": "toolpair.integrations.openai_agents",
 }
 #: The provider a framework dump is checked against when --provider is omitted.
 FRAMEWORK_PROVIDER = "portable"
@@ -252,6 +262,35 @@ def read_document(name: str, stream: IO[bytes], *, keep_raw: bool) -> Document:
     )
 
 
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def _open_source(path: str, args: argparse.Namespace) -> tuple[IO[bytes], argparse.Namespace]:
+    """``_open``, except that an Agents SDK session database (SQLite) is read through its
+    integration as the JSON list of the session's items (``--session-id`` picks one)."""
+    stream = _open(path)
+    if stream is sys.stdin.buffer or not stream.seekable():
+        return stream, args
+    head = stream.read(len(_SQLITE_MAGIC))
+    stream.seek(0)
+    if head != _SQLITE_MAGIC:
+        return stream, args
+    stream.close()
+    module = _framework_hook("openai-agents", path)
+    try:
+        items = module.load_session_file(path, getattr(args, "session_id", None))
+    except ValueError as e:
+        hint = ""
+        if str(e).startswith("not an Agents SDK session database"):
+            hint = " (a LangGraph checkpoint file takes --thread ID)"
+        raise ReadError(path, f"{e}{hint}") from None
+    if getattr(args, "in_place", False):
+        raise ReadError(path, "cannot rewrite a session database in place; use -o OUT.json")
+    args = argparse.Namespace(**vars(args))
+    args.format = args.format or "openai-agents"
+    return io.BytesIO(json.dumps(items).encode("utf-8")), args
+
+
 def _open(path: str) -> IO[bytes]:
     if path == "-":
         return sys.stdin.buffer
@@ -318,7 +357,7 @@ def resolve(obj: Any, fmt: str | None, provider: str | None, where: str) -> Reso
                 messages,
                 codec,
                 framework,
-                provider or FRAMEWORK_PROVIDER,
+                provider or str(getattr(module, "DEFAULT_PROVIDER", FRAMEWORK_PROVIDER)),
                 dump if callable(dump) else None,
             )
         if fmt is not None:
@@ -457,7 +496,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
     if getattr(args, "thread", None) is not None:
         return _check_thread(name, args, out_json)
-    stream = _open(name)
+    from toolpair import _sessions_cli
+
+    if _sessions_cli.wants(name, args.format):
+        return _sessions_cli.check_file(name, args, out_json)
+    stream, args = _open_source(name, args)
     shown = "<stdin>" if name == "-" else name
     total = 0
     units = 0
@@ -467,9 +510,14 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
         for unit in doc.units:
             units += 1
             r = resolve(unit.obj, args.format, args.provider, _location(shown, unit, None))
+            _judged(r, args, _location(shown, unit, None))
             described.add(_named(r, args.provider is not None))
             try:
                 violations = _api.validate(r.history, r.provider, model=args.model, format=r.format)
+            except NothingJudged as e:
+                raise ReadError(
+                    _location(shown, unit, None), f"nothing judged, not reported valid: {e}"
+                ) from None
             except InvalidHistory as e:
                 raise _invalid(shown, unit, e) from None
             total += len(violations)
@@ -564,8 +612,27 @@ def _line(unit: Unit, index: int) -> int | None:
 # -- repair --------------------------------------------------------------------------
 
 
+def _judged(r: Resolved, args: argparse.Namespace, where: str) -> None:
+    """A detected format that explains nothing, or almost nothing, of the document: the
+    rules would skip it all, so no verdict is given (exit 2), and what was skipped is
+    said. A format given with --format is taken at its word."""
+    if args.format is not None or not isinstance(r.format, str):
+        return
+    items = r.history
+    if isinstance(items, Mapping):
+        items = items.get(LIST_KEYS.get(r.format, "messages"))
+    try:
+        _coverage.guard(items, r.format)
+    except NothingJudged as e:
+        what = "nothing" if e.coverage.nothing else "almost nothing"
+        raise ReadError(
+            where, f"{what} judged, not reported valid: {e} (force one with --format)"
+        ) from None
+
+
 def _repair_unit(shown: str, unit: Unit, args: argparse.Namespace) -> tuple[Resolved, Repaired]:
     r = resolve(unit.obj, args.format, args.provider, _location(shown, unit, None))
+    _judged(r, args, _location(shown, unit, None))
     try:
         return r, _api.repair(r.history, r.provider, model=args.model, format=r.format)
     except InvalidHistory as e:
@@ -581,12 +648,16 @@ def _encode_output(r: Resolved, rep: Repaired, where: str) -> Any:
 
 
 def cmd_repair(args: argparse.Namespace) -> int:
+    from toolpair import _sessions_cli
+
     name: str = args.file
+    if _sessions_cli.wants(name, args.format):
+        return _sessions_cli.repair(args)
     shown = "<stdin>" if name == "-" else name
     if args.in_place and name == "-":
         _err("--in-place needs a file, not stdin")
         return 2
-    stream = _open(name)
+    stream, args = _open_source(name, args)
     try:
         doc = read_document(shown, stream, keep_raw=True)
         nl = doc.style.newline
@@ -821,7 +892,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    formats = [*CODECS, *FRAMEWORKS]
+    from toolpair import _sessions_cli
+
+    formats = [*CODECS, *FRAMEWORKS, "claude-code"]
     p = argparse.ArgumentParser(
         prog="toolpair",
         description="Check and repair the tool calls and results of agent transcripts.",
@@ -842,6 +915,12 @@ def _parser() -> argparse.ArgumentParser:
             metavar="MODEL",
             help="the model id, as you pass it to the provider: its family's own rules "
             "apply (default: the strictest rules of any model behind that API)",
+        )
+        sp.add_argument(
+            "--session-id",
+            metavar="ID",
+            help="for an Agents SDK SQLite session file: the session to read "
+            "(default: the only one)",
         )
 
     c = sub.add_parser(
@@ -901,6 +980,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     d.add_argument("providers", nargs="*", metavar="PROVIDER", help=f"any of {', '.join(DEMOS)}")
     d.set_defaults(func=cmd_demo)
+    _sessions_cli.add_commands(sub, common)
     return p
 
 

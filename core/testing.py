@@ -49,6 +49,7 @@ FRAMEWORK_MODULES: dict[str, str] = {
     "langchain": "toolpair.integrations.langchain",
     "agno": "toolpair.integrations.agno",
     "llamaindex": "toolpair.integrations.llamaindex",
+    "openai_agents": "toolpair.integrations.openai_agents",
 }
 
 

@@ -640,3 +640,16 @@ def test_thinking_turned_off_on_bedrock_for_claude() -> None:
     assert r.messages["additionalModelRequestFields"] == {}
     assert [f.kind for f in r.fixes] == ["thinking_disabled"]
     assert toolpair.validate(r.messages, "bedrock") == []
+
+
+def test_text_beside_calls_split_past_a_system_item_and_idempotent() -> None:
+    h = [
+        RU("q"),
+        RA("hi", "msg_1"),
+        {"role": "system", "content": "be brief"},
+        fc("abc123XYZ"),
+        fco("abc123XYZ"),
+    ]
+    r = toolpair.repair(h, "portable")
+    assert toolpair.validate(r.messages, "portable") == []
+    assert toolpair.repair(r.messages, "portable").fixes == []

@@ -1,0 +1,158 @@
+"""Which provider (and which model) an Agents SDK model really talks to.
+
+The SDK hands every model the same Responses items; what the far end accepts depends on
+the model class (Responses, Chat Completions, LiteLLM, any-llm), the host its client
+points at, and the model id. toolpair judges the items with that provider's rules.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+from urllib.parse import urlsplit
+
+from toolpair.providers import PROVIDERS
+
+#: LiteLLM / any-llm provider segment -> toolpair provider. Segments not listed here are
+#: judged with the portable profile (every provider's rules at once).
+_SEGMENTS: dict[str, str] = {
+    "anthropic": "anthropic",
+    "claude": "anthropic",
+    "bedrock": "bedrock",
+    "bedrock_converse": "bedrock",
+    "gemini": "gemini",
+    "google": "gemini",
+    "vertex_ai": "vertex",
+    "vertex_ai_beta": "vertex",
+    "vertexai": "vertex",
+    "mistral": "mistral",
+    "mistralai": "mistral",
+    "codestral": "mistral",
+    "openai": "openai",
+    "azure": "openai",
+    "deepseek": "deepseek",
+}
+
+#: Host suffix -> (provider for Chat Completions clients, provider for Responses clients).
+_HOSTS: tuple[tuple[str, str, str], ...] = (
+    ("deepseek.com", "deepseek", "deepseek-responses"),
+    ("generativelanguage.googleapis.com", "gemini", "portable"),
+    ("aiplatform.googleapis.com", "vertex", "portable"),
+    ("anthropic.com", "anthropic", "portable"),
+    ("mistral.ai", "mistral", "portable"),
+    ("api.openai.com", "openai", "openai-responses"),
+)
+
+#: Profiles the lead is adding, and what to use until this toolpair has them.
+_FALLBACK = {"vertex": "gemini", "deepseek": "openai", "deepseek-responses": "openai-responses"}
+
+
+def known(provider: str) -> str:
+    """``provider`` if this toolpair has its profile, else the closest one it has."""
+    if provider in PROVIDERS:
+        return provider
+    return known(_FALLBACK[provider]) if provider in _FALLBACK else "portable"
+
+
+def _host(base_url: Any) -> str:
+    try:
+        return (urlsplit(str(base_url)).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _by_host(base_url: Any, responses: bool) -> str | None:
+    host = _host(base_url)
+    if not host:
+        return None
+    for suffix, chat, resp in _HOSTS:
+        if host == suffix or host.endswith("." + suffix):
+            return resp if responses else chat
+    return None
+
+
+def _routed(name: str) -> tuple[str, str | None]:
+    """A ``provider/model`` string as LiteLLM or any-llm routes it."""
+    segment, _, rest = name.partition("/")
+    if not rest:
+        # LiteLLM infers the provider from a bare model name.
+        return _by_model_name(segment, responses=False), segment
+    provider = _SEGMENTS.get(segment.lower())
+    if provider is None:
+        provider = "portable"
+    return provider, rest.rpartition("/")[2] if provider != "bedrock" else rest
+
+
+def _by_model_name(name: str, *, responses: bool) -> str:
+    low = name.lower()
+    if low.startswith(("claude", "anthropic.")):
+        return "anthropic"
+    if low.startswith("gemini"):
+        return "gemini"
+    if low.startswith(("mistral", "ministral", "magistral", "codestral", "devstral")):
+        return "mistral"
+    if low.startswith("deepseek"):
+        return "deepseek"
+    if low.startswith(("gpt", "o1", "o3", "o4", "chatgpt", "codex", "computer-use")):
+        return "openai-responses" if responses else "openai"
+    return "portable"
+
+
+def _responses_default() -> bool:
+    try:
+        from agents.models import _openai_shared
+    except ImportError:  # pragma: no cover - the SDK is what this module is for
+        return True
+    return bool(_openai_shared.get_use_responses_by_default())
+
+
+def _default_model() -> str | None:
+    name = os.environ.get("OPENAI_DEFAULT_MODEL")
+    if name:
+        return name
+    try:
+        from agents.models.default_models import get_default_model
+    except ImportError:
+        return None
+    return str(get_default_model())
+
+
+def detect(model: Any) -> tuple[str, str | None]:
+    """``(provider, model id)`` for a model as the SDK resolves it: a string (with or
+    without ``litellm/`` / ``any-llm/``), a ``Model`` object, or None (the SDK default).
+    The provider may be a profile this toolpair does not have yet; `known` maps it."""
+    if model is None:
+        model = _default_model()
+        if model is None:
+            return ("openai-responses" if _responses_default() else "openai"), None
+    if isinstance(model, str):
+        prefix, _, rest = model.partition("/")
+        if prefix in ("litellm", "any-llm") and rest:
+            return _routed(rest)
+        if prefix == "openai" and rest:
+            model = rest
+        return ("openai-responses" if _responses_default() else "openai"), model
+    inner = getattr(model, "toolpair_inner", None)
+    if inner is not None:
+        return detect(inner)
+    names = {c.__name__ for c in type(model).__mro__}
+    model_id = getattr(model, "model", None)
+    model_id = model_id if isinstance(model_id, str) else None
+    if "OpenAIResponsesModel" in names or "OpenAIChatCompletionsModel" in names:
+        responses = "OpenAIResponsesModel" in names
+        client = getattr(model, "_client", None)
+        host = _by_host(getattr(client, "base_url", None), responses)
+        if host is not None and host != "portable":
+            return host, model_id
+        if host == "portable":
+            return "portable", model_id
+        return ("openai-responses" if responses else "openai"), model_id
+    if "LitellmModel" in names or "AnyLLMModel" in names:
+        if model_id is None:
+            return "portable", None
+        base = getattr(model, "base_url", None)
+        provider, mid = _routed(model_id)
+        if base and provider in ("openai", "portable"):
+            provider = _by_host(base, False) or provider
+        return provider, mid
+    return "portable", model_id

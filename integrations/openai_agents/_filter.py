@@ -1,0 +1,347 @@
+"""Read-time repair of every model call's input: the ``call_model_input_filter``, the
+model wrapper that sees the server-managed ids, and `with_toolpair` that installs both.
+
+Where the repair runs:
+
+- ``ToolpairInputFilter`` alone repairs in the filter slot. It cannot see
+  ``previous_response_id`` / ``conversation_id`` (the SDK does not hand them to filters),
+  so it is for runs that keep their history on the client.
+- `with_toolpair` also installs a model provider whose models (`ToolpairModel`) receive
+  those ids on every call. For those models the filter only runs the inner filter and
+  the model repairs, with the server state known: a lone ``function_call_output`` whose
+  call lives on the server is then left alone (Responses R8).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from agents.models.interface import Model, ModelProvider
+from agents.models.openai_responses import OpenAIResponsesModel
+from agents.run import CallModelData, ModelInputData, RunConfig
+
+import toolpair
+from toolpair import Policy, _api
+
+from ._detect import detect, known
+from ._fast import CHAT_CODEC
+
+#: The SDK's items are Responses input items whatever model receives them.
+FORMAT = "openai-responses"
+#: Profiles for which a server-managed run holds earlier items on the server.
+_PENDING = ("vertex", "deepseek", "deepseek-responses")
+_SERVER_STATE = ("openai-responses", "deepseek-responses", "portable")
+
+
+def _target(provider: Any, model: str | None, fallback: Any) -> tuple[str, str | None]:
+    """``(profile name, model id)`` for an explicit ``provider`` (a profile name, a model
+    string or a ``Model``), else for ``fallback`` (the model the SDK resolves)."""
+    if isinstance(provider, str) and (provider in toolpair.PROVIDERS or provider in _PENDING):
+        return known(provider), model
+    name, detected_model = detect(provider if provider is not None else fallback)
+    return known(name), model if model is not None else detected_model
+
+
+def repair_items(
+    items: list[Any],
+    provider: str,
+    *,
+    model: str | None = None,
+    policy: Policy | None = None,
+    server_state: str | None = None,
+) -> list[Any]:
+    """``items`` repaired for ``provider``; the same list when nothing needed changing.
+    ``server_state`` is the ``previous_response_id`` or ``conversation_id`` of a
+    server-managed run (outputs of server-side calls are then legal)."""
+    ctx: dict[str, Any] = {}
+    if server_state is not None and provider in _SERVER_STATE:
+        ctx["previous_response_id"] = server_state
+    fmt = CHAT_CODEC if provider == "openai" else FORMAT
+    # The common case first, as repair itself starts: one pass, nothing decoded.
+    if _api.parse(items, provider, fmt, ctx, model).certainly_valid():
+        return items
+    send_stripped = provider in _RESPONSES and not _SDK_STRIPS_FAKE_IDS
+    view, originals, stripped = _as_dicts(items, keep_stripped=send_stripped)
+    rep = toolpair.repair(view, provider, model=model, policy=policy, format=fmt, **ctx)
+    # What repair could not fix is in its warning; the items go as they were.
+    if not rep.changed:
+        if stripped and originals is not None:
+            return [originals.get(id(m), m) for m in view]
+        return items
+    if originals is None:
+        return list(rep.messages)
+    return [originals.get(id(m), m) for m in rep.messages]
+
+
+#: The id the SDK gives items from models that have no item ids (Chat Completions,
+#: LiteLLM); the models strip it before sending, OpenAIResponsesModel only from 0.9 on.
+FAKE_ID = "__fake_id__"
+_SDK_STRIPS_FAKE_IDS = hasattr(
+    OpenAIResponsesModel, "_remove_openai_responses_api_incompatible_fields"
+)
+_RESPONSES = ("openai-responses", "deepseek-responses")
+
+
+def _as_dicts(
+    items: list[Any], *, keep_stripped: bool = False
+) -> tuple[list[Any], dict[int, Any] | None, bool]:
+    """The items as the model will send them, for judging: callers may pass the SDK's
+    pydantic output items (a ``ResponseFunctionToolCall`` from ``result.new_items``),
+    which the SDK dumps, and items from Chat Completions models carry the placeholder
+    id ``__fake_id__``, which the SDK strips. Returns the view and, when it differs,
+    view item id -> the caller's object, so what repair leaves alone goes back as the
+    very object given. ``keep_stripped``: an SDK that sends the placeholder id (before
+    0.9) gets the stripped copy sent instead (the Responses API rejects the id)."""
+    if all(type(i) is dict and i.get("id") != FAKE_ID for i in items):
+        return items, None, False
+    view: list[Any] = []
+    originals: dict[int, Any] = {}
+    kept_stripped = False
+    for item in items:
+        as_dict = item
+        if not isinstance(item, dict):
+            dump = getattr(item, "model_dump", None)
+            if dump is None:
+                view.append(item)  # the codec names it as bad input
+                continue
+            as_dict = dump(exclude_unset=True, mode="json")
+        stripped = as_dict.get("id") == FAKE_ID
+        if stripped:
+            as_dict = {k: v for k, v in as_dict.items() if k != "id"}
+        if stripped and keep_stripped:
+            kept_stripped = True
+        elif as_dict is not item:
+            originals[id(as_dict)] = item
+        view.append(as_dict)
+    return view, originals, kept_stripped
+
+
+class ToolpairInputFilter:
+    """A ``RunConfig.call_model_input_filter`` that repairs the items about to be sent
+    for the provider the agent's model talks to.
+
+    ``provider``: None (detect it from the agent's model on every call), a toolpair
+    provider name, a model string (``"litellm/anthropic/claude-sonnet-4-5"``) or a
+    ``Model`` object. ``model``: the model id, when detection cannot tell it.
+    ``inner``: a filter already in the slot; it runs **first** and its output is
+    repaired, so a trimming filter that cuts a pair cannot send it broken.
+
+    Nothing is written back to the session; untouched items are the same objects, and
+    when nothing needed a fix the inner filter's ``ModelInputData`` is returned as is.
+    """
+
+    def __init__(
+        self,
+        provider: Any = None,
+        *,
+        model: str | None = None,
+        policy: Policy | None = None,
+        inner: Callable[[CallModelData[Any]], Any] | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.policy = policy
+        self.inner = inner
+        # Set by with_toolpair: the run-level model, and whether models resolved by its
+        # provider repair themselves (they see the server-managed ids, the filter does not).
+        self._run_model: Any = None
+        self._models_repair = False
+
+    def target(self, agent: Any) -> tuple[str, str | None]:
+        """``(provider, model id)`` the input for ``agent`` is judged for."""
+        model = self._run_model if self._run_model is not None else getattr(agent, "model", None)
+        return _target(self.provider, self.model, model)
+
+    def _deferred(self, agent: Any) -> bool:
+        """True when the model the SDK resolves for ``agent`` is a `ToolpairModel`, which
+        repairs the input itself (mirrors the SDK's own model resolution)."""
+        if not self._models_repair:
+            return False
+        run_model = self._run_model
+        if isinstance(run_model, Model):
+            return isinstance(run_model, ToolpairModel)
+        if isinstance(run_model, str):
+            return True
+        agent_model = getattr(agent, "model", None)
+        if isinstance(agent_model, Model):
+            return isinstance(agent_model, ToolpairModel)
+        return True
+
+    def __call__(self, data: CallModelData[Any]) -> Any:
+        out: Any = self.inner(data) if self.inner is not None else data.model_data
+        if inspect.isawaitable(out):
+            return self._finish_later(out, data)
+        return self._finish(out, data)
+
+    async def _finish_later(self, pending: Any, data: CallModelData[Any]) -> ModelInputData:
+        return self._finish(await pending, data)
+
+    def _finish(self, out: Any, data: CallModelData[Any]) -> ModelInputData:
+        if not isinstance(out, ModelInputData) or not isinstance(out.input, list):
+            return out  # the SDK reports a wrong return type itself
+        if self._deferred(data.agent):
+            return out
+        provider, model = self.target(data.agent)
+        items = repair_items(out.input, provider, model=model, policy=self.policy)
+        if items is out.input:
+            return out
+        return ModelInputData(input=items, instructions=out.instructions)
+
+
+class ToolpairModel(Model):
+    """A ``Model`` that repairs its input before the wrapped model sends it. It receives
+    ``previous_response_id`` and ``conversation_id``, so in a server-managed run it keeps
+    outputs whose calls live on the server. Everything else is the wrapped model's."""
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        provider: Any = None,
+        model_id: str | None = None,
+        policy: Policy | None = None,
+    ) -> None:
+        self.toolpair_inner = model
+        self._provider = provider
+        self._model_id = model_id
+        self._policy = policy
+        self._target: tuple[str, str | None] | None = None
+
+    def target(self) -> tuple[str, str | None]:
+        if self._target is None:
+            self._target = _target(self._provider, self._model_id, self.toolpair_inner)
+        return self._target
+
+    def _prepare(self, input: Any, kwargs: dict[str, Any]) -> Any:
+        if not isinstance(input, list):
+            return input
+        server = kwargs.get("previous_response_id") or kwargs.get("conversation_id")
+        provider, model = self.target()
+        return repair_items(input, provider, model=model, policy=self._policy, server_state=server)
+
+    async def get_response(
+        self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        prepared = self._prepare(input, kwargs)
+        return await self.toolpair_inner.get_response(
+            system_instructions, prepared, *args, **kwargs
+        )
+
+    def stream_response(
+        self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        prepared = self._prepare(input, kwargs)
+        return self.toolpair_inner.stream_response(system_instructions, prepared, *args, **kwargs)
+
+    # The rest is the wrapped model's: retry advice, closing, prompt-cache support...
+    def get_retry_advice(self, request: Any) -> Any:
+        method = getattr(self.toolpair_inner, "get_retry_advice", None)
+        return method(request) if method is not None else None
+
+    async def close(self) -> None:
+        method = getattr(self.toolpair_inner, "close", None)
+        if method is not None:
+            await method()
+
+    async def _cleanup_on_run_end(self, owner: object) -> None:
+        method = getattr(self.toolpair_inner, "_cleanup_on_run_end", None)
+        if method is not None:
+            await method(owner)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "toolpair_inner":
+            raise AttributeError(name)
+        return getattr(self.toolpair_inner, name)
+
+    def __repr__(self) -> str:
+        return f"ToolpairModel({self.toolpair_inner!r})"
+
+
+class ToolpairModelProvider(ModelProvider):
+    """Wraps every model another provider resolves in a `ToolpairModel`. A provider that
+    hands back the same model object for a name gets the same wrapper back (the SDK's
+    per-model bookkeeping then sees one model); one that builds a new model per call
+    (as ``OpenAIProvider`` does) gets a new wrapper, and nothing piles up."""
+
+    def __init__(
+        self,
+        inner: ModelProvider,
+        *,
+        provider: Any = None,
+        model: str | None = None,
+        policy: Policy | None = None,
+    ) -> None:
+        self.toolpair_inner = inner
+        self._options = {"provider": provider, "model_id": model, "policy": policy}
+        self._last: dict[str | None, tuple[Model, ToolpairModel]] = {}
+
+    def get_model(self, model_name: str | None) -> Model:
+        resolved = self.toolpair_inner.get_model(model_name)
+        if isinstance(resolved, ToolpairModel):
+            return resolved
+        hit = self._last.get(model_name)
+        if hit is not None and hit[0] is resolved:
+            return hit[1]
+        wrapper = ToolpairModel(resolved, **self._options)
+        self._last[model_name] = (resolved, wrapper)
+        return wrapper
+
+    async def aclose(self) -> None:
+        method = getattr(self.toolpair_inner, "aclose", None)
+        if method is not None:
+            await method()
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "toolpair_inner":
+            raise AttributeError(name)
+        return getattr(self.toolpair_inner, name)
+
+
+def with_toolpair(run_config: RunConfig | None = None, **options: Any) -> RunConfig:
+    """A copy of ``run_config`` (or a new ``RunConfig``) whose every model call is
+    repaired: the given settings are kept, a filter already set runs first (see
+    `ToolpairInputFilter`), and models resolved through its model provider repair with
+    the run's ``previous_response_id`` / ``conversation_id`` in view, so server-managed
+    runs need no flag. ``options``: ``provider``, ``model``, ``policy``."""
+    unknown = set(options) - {"provider", "model", "policy"}
+    if unknown:
+        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    rc = run_config if run_config is not None else RunConfig()
+    existing = rc.call_model_input_filter
+    if isinstance(existing, ToolpairInputFilter):
+        if existing._models_repair:
+            return rc  # already on
+        # A bare ToolpairInputFilter in the slot: take over its settings and inner filter
+        # rather than repairing twice.
+        options = {
+            "provider": existing.provider,
+            "model": existing.model,
+            "policy": existing.policy,
+            **options,
+        }
+        existing = existing.inner
+    provider = rc.model_provider
+    if not isinstance(provider, ToolpairModelProvider):
+        provider = ToolpairModelProvider(provider, **options)
+    run_model = rc.model
+    if isinstance(run_model, Model) and not isinstance(run_model, ToolpairModel):
+        run_model = ToolpairModel(
+            run_model,
+            provider=options.get("provider"),
+            model_id=options.get("model"),
+            policy=options.get("policy"),
+        )
+    filt = ToolpairInputFilter(
+        options.get("provider"),
+        model=options.get("model"),
+        policy=options.get("policy"),
+        inner=existing,
+    )
+    filt._run_model = run_model
+    filt._models_repair = True
+    return dataclasses.replace(
+        rc, model=run_model, model_provider=provider, call_model_input_filter=filt
+    )

@@ -1,0 +1,154 @@
+"""Pair-safe session reads and trimming: whole units only, the stored items untouched.
+
+A unit is what the core's compaction evicts together: a user message, or an assistant
+turn with its reasoning items, calls and every output answering them. Cutting between
+units never leaves an orphan output, a call without its output, or a call parted from
+the reasoning item the Responses API ties it to.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from agents.run import CallModelData, ModelInputData
+
+import toolpair
+
+from ._filter import FORMAT, _target
+
+_WRAPPER = "wrapper"
+
+
+def _accepts_wrapper(method: Any) -> bool:
+    try:
+        return _WRAPPER in inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+async def _call(method: Any, *args: Any, wrapper: Any = None, **kwargs: Any) -> Any:
+    if wrapper is not None and _accepts_wrapper(method):
+        kwargs[_WRAPPER] = wrapper
+    out = method(*args, **kwargs)
+    return await out if inspect.isawaitable(out) else out
+
+
+def newest_units(items: list[Any], limit: int) -> list[Any]:
+    """The newest whole units of ``items`` holding at most ``limit`` items; the newest
+    unit alone is kept whole even when it is larger (a split unit is never returned)."""
+    if limit <= 0 or not items:
+        return []
+    if len(items) <= limit:
+        start = 0
+    else:
+        start = toolpair.safe_cut(items, len(items) - limit, "tail", format=FORMAT)
+        if start >= len(items):
+            start = toolpair.units(items, format=FORMAT)[-1].start
+    # What the backend stored may already open with an output whose call is gone (an
+    # old trim, a reordering backend): a unit of results alone is never returned first.
+    window = items[start:]
+    skip = 0
+    for u in toolpair.units(window, format=FORMAT):
+        if u.kind != "results":
+            break
+        skip = u.stop
+    return window[skip:] if skip else window
+
+
+class PairSafeSession:
+    """Any ``Session``, read in whole units.
+
+    ``get_items(limit=n)`` returns the newest whole units holding at most ``n`` items
+    (the newest unit whole even when it alone is larger), so ``SessionSettings(limit)``
+    never sends an orphan output, a call without its output or a call cut from its
+    reasoning item. ``pop_item()`` removes the newest whole unit and returns its newest
+    item. The SDK's own bookkeeping (the session tail checks and exact rewinds of
+    0.20+, which pass ``wrapper=``) pops exactly one item, as it expects. Stored items
+    are never rewritten; everything else is the wrapped session's.
+    """
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    @property
+    def session_id(self) -> str:
+        return self.session.session_id  # type: ignore[no-any-return]
+
+    @property
+    def session_settings(self) -> Any:
+        return getattr(self.session, "session_settings", None)
+
+    @session_settings.setter
+    def session_settings(self, value: Any) -> None:
+        self.session.session_settings = value
+
+    async def get_items(self, limit: int | None = None, wrapper: Any = None) -> list[Any]:
+        items = list(await _call(self.session.get_items, wrapper=wrapper))
+        if limit is None:
+            return items
+        return newest_units(items, limit)
+
+    async def add_items(self, items: list[Any], wrapper: Any = None) -> None:
+        await _call(self.session.add_items, items, wrapper=wrapper)
+
+    async def pop_item(self, wrapper: Any = None) -> Any:
+        if wrapper is not None:
+            return await _call(self.session.pop_item, wrapper=wrapper)
+        items = list(await _call(self.session.get_items))
+        if not items:
+            return None
+        start = toolpair.units(items, format=FORMAT)[-1].start
+        newest = None
+        for _ in range(len(items) - start):
+            popped = await _call(self.session.pop_item)
+            if newest is None:
+                newest = popped
+        return newest
+
+    async def clear_session(self, wrapper: Any = None) -> None:
+        await _call(self.session.clear_session, wrapper=wrapper)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "session":
+            raise AttributeError(name)
+        return getattr(self.session, name)
+
+
+def trim_filter(
+    max_tokens: int,
+    *,
+    token_counter: Any = "approximate",
+    keep_system: bool = True,
+    keep_first_user: bool = False,
+    provider: Any = None,
+    model: str | None = None,
+) -> Callable[[CallModelData[Any]], ModelInputData]:
+    """A ``call_model_input_filter`` that keeps the newest whole units within
+    ``max_tokens`` (the docs' ``input[-N:]`` recipe without cutting a pair). With
+    ``provider`` (a name, model string or ``Model``; ``"agent"`` for the agent's own
+    model) the kept items are also repaired for it. Pass it as ``inner=`` of
+    `ToolpairInputFilter` or to `with_toolpair` through the ``RunConfig`` to do both."""
+
+    def trim_input(data: CallModelData[Any]) -> ModelInputData:
+        items = data.model_data.input
+        target: tuple[str | None, str | None] = (None, None)
+        if provider is not None:
+            fallback = getattr(data.agent, "model", None)
+            target = _target(None if provider == "agent" else provider, model, fallback)
+        out = toolpair.trim(
+            items,
+            max_tokens,
+            token_counter=token_counter,
+            keep_system=keep_system,
+            keep_first_user=keep_first_user,
+            provider=target[0],
+            model=target[1],
+            format=FORMAT,
+        )
+        if not out.fixes:
+            return data.model_data
+        return ModelInputData(input=list(out.messages), instructions=data.model_data.instructions)
+
+    return trim_input

@@ -1,0 +1,537 @@
+"""Claude Code session files: read as Claude Code reads them on --resume, checked with the
+anthropic rules, repaired in place with the smallest edit; scan and map over them.
+
+The files are real sessions from transcript viewers' test data (data/claude_code/README.md),
+broken by the mutations in cc_mutations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import time
+from pathlib import Path
+
+import cc_mutations as M
+import pytest
+
+import toolpair
+from toolpair import claude_code
+from toolpair._coverage import NothingJudged
+from toolpair.cli import main
+
+
+def write(tmp_path: Path, data: bytes, name: str = "3f0c2d4e-1111-4222-8333-444455556666") -> Path:
+    p = tmp_path / f"{name}.jsonl"
+    p.write_bytes(data)
+    os.chmod(p, 0o600)
+    old = time.time() - 3600
+    os.utime(p, (old, old))
+    return p
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", M.REAL_FILES, ids=lambda p: p.name)
+def test_real_sessions_of_every_era_are_valid(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Unbroken sessions of 1.0, 2.0 and 2.1 are read, judged and found valid."""
+    code, out, _ = run(capsys, "check", path)
+    assert code == 0, out
+    assert "valid (claude-code format, anthropic rules, model claude-" in out
+
+
+def test_linear_runs_merge_streamed_lines_into_api_messages() -> None:
+    """Five streamed tool_use lines are one assistant message, five result lines one user
+    message: messages.N counts merged messages, as the API error does."""
+    s = claude_code.read_session(str(M.LINEAR))
+    assert len(s.sent) == 29
+    assert len(s.messages) == 14
+    batch = next(m for m in s.messages if any(M.BATCH[0] in e.call_ids() for e in m.entries))
+    assert len(batch.entries) == 5
+    i = s.messages.index(batch)
+    assert sorted(r for e in s.messages[i + 1].entries for r in e.result_ids()) == sorted(M.BATCH)
+    assert s.model == "claude-sonnet-4-20250514"
+
+
+def test_inline_sidechains_are_their_own_chains() -> None:
+    s = claude_code.read_session(str(M.SIDECHAINS))
+    assert s.sidechain and all(e.sidechain for e in s.sidechain)
+    assert not any(e.sidechain for e in s.sent)
+    assert s.skipped() == {"sidechain lines (their own chains)": len(s.sidechain)}
+
+
+def test_rewind_and_compaction_send_only_the_leaf_path_after_the_boundary() -> None:
+    s = claude_code.read_session(str(M.REWIND))
+    assert s.boundary is not None and s.boundary.uuid == "cb"
+    assert [e.uuid for e in s.sent] == ["cs", "p1u", "p1a"]
+    assert s.leaf is not None and s.leaf.uuid == "p1a"
+    # Both rewound branches and the pre-compaction path are listed, never judged.
+    assert {e.uuid for e in s.before_boundary} >= {"b1u", "b1a", "b2u", "b2a"}
+
+
+def test_subagent_file_leaf_is_its_last_message_line() -> None:
+    s = claude_code.read_session(str(M.SUBAGENT))
+    assert all(e.sidechain for e in s.transcript.entries)
+    assert len(s.messages) == 2
+    assert s.leaf is not None and s.leaf is s.transcript.entries[-1]
+    assert s.sidechain == []
+
+
+def test_parallel_siblings_of_2_1_are_reattached() -> None:
+    """Each result hanging from its own call line (2.1) is put back: no false unpaired
+    calls, as Claude Code's own recovery avoids them."""
+    s = claude_code.read_session(M.m_fan_out().splitlines(keepends=True))
+    assert len(s.recovered) == 4
+    assert s.validate() == []
+
+
+def test_torn_last_line_is_skipped_and_listed(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    data = M.LINEAR.read_bytes() + b'{"parentUuid":"x","type":"user","mess'
+    p = write(tmp_path, data)
+    code, out, _ = run(capsys, "check", p)
+    assert code == 0
+    assert "1 unreadable lines" in out
+
+
+# -- check -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", M.CASES, ids=lambda c: c.name)
+def test_check_finds_each_break_with_index_line_and_strip(
+    case: M.Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, case.make())
+    code, out, _ = run(capsys, "check", p)
+    if not case.broken:
+        assert code == 0, out
+        return
+    assert code == 1, out
+    first = out.splitlines()[0]
+    # file:line: messages.N: [code] the API's wording
+    assert first.startswith(f"{p}:")
+    loc, rest = first.split(": messages.", 1)
+    line = int(loc.rsplit(":", 1)[1])
+    assert 1 <= line <= len(p.read_bytes().splitlines())
+    assert rest.split(":", 1)[0].isdigit()
+    assert "tool_use" in rest
+    assert any(row.lstrip().startswith(">") for row in out.splitlines()[1:])
+
+
+def test_check_json_names_merged_index_and_file_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, M.m_delete_result())
+    code, out, _ = run(capsys, "check", "--json", p)
+    assert code == 1
+    (item,) = json.loads(out)
+    assert item["index"] == 3 and item["format"] == "claude-code"
+    assert item["provider"] == "anthropic" and item["model"] == "claude-sonnet-4-20250514"
+    assert item["ids"] == [M.BATCH[2]]
+    raw = p.read_bytes().splitlines()[item["line"] - 1]
+    assert json.loads(raw)["type"] == "assistant"
+
+
+def test_library_reads_the_claude_code_format() -> None:
+    objs = [json.loads(x) for x in M.m_truncate_after_call().splitlines()]
+    vs = toolpair.validate(objs, "anthropic", format="claude-code", model="claude-sonnet-4-5")
+    assert [v.index for v in vs] == [3]
+
+
+# -- never "valid" about what was not read --------------------------------------------
+
+
+def test_library_refuses_to_call_unread_lines_valid() -> None:
+    """Session lines detected as Responses items of unknown kinds are not valid: the
+    error says what was skipped and points at the claude-code format."""
+    objs = [json.loads(x) for x in M.LINEAR.read_bytes().splitlines()]
+    with pytest.raises(NothingJudged) as e:
+        toolpair.validate(objs, "openai-responses")
+    assert "judged 0 items" in str(e.value)
+    assert "type 'assistant'" in str(e.value)
+    assert "claude-code" in str(e.value)
+
+
+def test_cli_exits_2_when_nothing_was_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = tmp_path / "events.jsonl"
+    p.write_text("".join(json.dumps({"type": "tick", "n": i}) + "\n" for i in range(5)))
+    code, out, err = run(capsys, "check", p)
+    assert code == 2
+    assert "valid" not in out
+    assert "nothing judged" in err and "type 'tick' (5)" in err
+
+
+def test_cli_exits_2_when_almost_nothing_was_judged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    items = [{"type": "function_call_output", "call_id": "c", "output": "x"}]
+    items += [{"type": "event", "n": i} for i in range(20)]
+    p = tmp_path / "items.json"
+    p.write_text(json.dumps(items))
+    code, _, err = run(capsys, "check", p)
+    assert code == 2
+    assert "judged 1 item; skipped 20" in err
+
+
+def test_known_responses_items_still_judged() -> None:
+    items = [
+        {"type": "message", "role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+    ]
+    assert toolpair.validate(items, "openai-responses") == []
+
+
+# -- repair ----------------------------------------------------------------------------
+
+
+def _subsequence(small: list[bytes], big: list[bytes]) -> bool:
+    it = iter(big)
+    return all(any(x == y for y in it) for x in small)
+
+
+@pytest.mark.parametrize("case", M.BROKEN, ids=lambda c: c.name)
+def test_repair_in_place_is_minimal_safe_and_idempotent(
+    case: M.Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = case.make()
+    p = write(tmp_path, data)
+    before = claude_code.read_session(data.splitlines(keepends=True))
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0, err
+    backup = p.with_name(p.name + ".bak")
+    assert backup.read_bytes() == data
+    assert stat.S_IMODE(p.stat().st_mode) == 0o600
+    new = p.read_bytes()
+    old_lines = data.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    # Untouched lines are byte-identical and in order; at most a handful changed.
+    kept = [x for x in old_lines if x in new_lines]
+    assert _subsequence(kept, new_lines)
+    assert len(old_lines) - len(kept) <= 3
+    after = claude_code.read_session(new_lines)
+    # uuids never change: every surviving line keeps its uuid.
+    old_ids = {e.uuid for e in before.transcript.entries}
+    new_ids = {e.uuid for e in after.transcript.entries}
+    assert len(old_ids - new_ids) <= 1
+    assert not claude_code.graph_problems(after.transcript)
+    assert after.validate() == []
+    # The leaf stays, unless the unanswered call was the leaf itself.
+    assert before.leaf is not None and after.leaf is not None
+    if before.leaf.call_ids():
+        assert after.leaf.parent is not None
+    else:
+        assert after.leaf.uuid == before.leaf.uuid
+    code, out, _ = run(capsys, "check", p)
+    assert code == 0, out
+    # Idempotent: a second repair writes nothing.
+    mtime = p.stat().st_mtime_ns
+    backup.unlink()
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0 and "nothing to repair" in err
+    assert p.read_bytes() == new and p.stat().st_mtime_ns == mtime
+    assert not backup.exists()
+
+
+@pytest.mark.parametrize("case", [c for c in M.CASES if not c.broken], ids=lambda c: c.name)
+def test_untouched_file_is_never_written(
+    case: M.Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, case.make())
+    mtime = p.stat().st_mtime_ns
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0 and "not written" in err
+    assert p.stat().st_mtime_ns == mtime
+    assert not p.with_name(p.name + ".bak").exists()
+
+
+def test_spliced_line_copies_the_session_fields_and_sits_after_its_parent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, M.m_interrupt())
+    code, _, _ = run(capsys, "repair", p, "--in-place")
+    assert code == 0
+    ls = p.read_bytes().splitlines()
+    objs = [json.loads(x) for x in ls]
+    k = next(
+        i
+        for i, o in enumerate(objs)
+        if o.get("toolUseResult", "") == f"Error: {toolpair.Policy().placeholder}"
+    )
+    new, parent, nxt = objs[k], objs[k - 1], objs[k + 1]
+    assert new["parentUuid"] == parent["uuid"] == new["sourceToolAssistantUUID"]
+    assert nxt["parentUuid"] == new["uuid"]
+    for key in ("sessionId", "cwd", "version", "gitBranch", "userType", "isSidechain"):
+        assert new[key] == parent[key]
+    block = new["message"]["content"][0]
+    assert block["type"] == "tool_result" and block["is_error"] is True
+    # The interrupt text now follows the result in the merged user message.
+    assert nxt["message"]["content"][0]["text"] == M.INTERRUPT
+    assert next(iter(new)) == "parentUuid"
+
+
+def test_refuses_when_the_file_changes_while_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session Claude Code appends to while repair reads it is not overwritten."""
+    p = write(tmp_path, M.m_truncate_after_call())
+    real = Path.read_bytes
+    calls = {"n": 0}
+
+    def read_then_append(self: Path) -> bytes:
+        data = real(self)
+        calls["n"] += 1
+        if calls["n"] == 1 and self == p:
+            with open(p, "ab") as f:
+                f.write(b'{"type":"last-prompt","lastPrompt":"x","sessionId":"s"}\n')
+        return data
+
+    monkeypatch.setattr(Path, "read_bytes", read_then_append)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 2
+    assert "changed while it was read" in err
+    assert not p.with_name(p.name + ".bak").exists()
+
+
+def test_warns_when_the_session_looks_open(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, M.m_delete_result())
+    os.utime(p, None)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0
+    assert "may still be open" in err
+
+
+def test_backup_name_is_not_a_second_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, M.m_delete_result())
+    run(capsys, "repair", p, "--in-place")
+    assert sorted(x.name for x in tmp_path.iterdir()) == [p.name, p.name + ".bak"]
+    assert not any(x.name.endswith(".bak.jsonl") for x in tmp_path.iterdir())
+
+
+def test_repair_to_stdout_leaves_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = M.m_delete_result()
+    p = write(tmp_path, data)
+    code = main(["repair", str(p)])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert p.read_bytes() == data
+    assert len(out.splitlines()) == len(data.splitlines()) + 1
+
+
+# -- scan ------------------------------------------------------------------------------
+
+
+def _tree(root: Path, n_good: int, broken: list[bytes]) -> list[Path]:
+    made = []
+    for i in range(n_good):
+        d = root / f"-home-u-p{i % 3}"
+        d.mkdir(parents=True, exist_ok=True)
+        made.append(write(d, M.LINEAR.read_bytes(), f"0000{i:04d}-0000-4000-8000-000000000000"))
+    for j, data in enumerate(broken):
+        d = root / "-home-u-broken"
+        d.mkdir(parents=True, exist_ok=True)
+        p = write(d, data, f"bbbb{j:04d}-0000-4000-8000-000000000000")
+        t = time.time() - 100 * (j + 1)
+        os.utime(p, (t, t))
+        made.append(p)
+    return made
+
+
+def test_scan_lists_broken_sessions_newest_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _tree(tmp_path, 5, [M.m_delete_result(), M.m_interrupt()])
+    code, out, _ = run(capsys, "scan", tmp_path, "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["scanned"] == 7
+    names = [Path(b["file"]).name for b in report["broken"]]
+    assert names == [
+        "bbbb0000-0000-4000-8000-000000000000.jsonl",
+        "bbbb0001-0000-4000-8000-000000000000.jsonl",
+    ]
+    assert report["broken"][0]["index"] == 3 and report["broken"][0]["line"] == 8
+
+
+def test_scan_uses_processes_and_draws_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolpair import _sessions_cli
+
+    _tree(tmp_path, _sessions_cli.PARALLEL_FROM, [M.m_truncate_after_call()])
+    code, out, err = run(capsys, "scan", tmp_path, "-j", "2", "--progress")
+    assert code == 1
+    assert f"{_sessions_cli.PARALLEL_FROM + 1} sessions" in out and "1 broken" in out
+    assert (
+        "\r[" in err
+        and f"{_sessions_cli.PARALLEL_FROM + 1}/{_sessions_cli.PARALLEL_FROM + 1}" in err
+    )
+
+
+def test_scan_of_a_clean_tree_exits_0_and_default_dir_follows_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _tree(tmp_path / "projects", 2, [])
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
+    code, out, err = run(capsys, "scan")
+    assert code == 0, err
+    assert "2 sessions" in out and "0 broken" in out
+
+
+# -- map -------------------------------------------------------------------------------
+
+
+def test_map_of_a_session_links_every_pair_and_marks_the_break(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, M.m_delete_result())
+    code, out, _ = run(capsys, "map", p)
+    assert code == 1
+    rows = [r for r in out.splitlines() if re.match(r"^[> ] \[\d+\] ", r)]
+    assert len(rows) == 14
+    marked = [r for r in rows if r.startswith(">")]
+    assert len(marked) == 1 and "[3] assistant" in marked[0] and "->?" in marked[0]
+    assert "->[4]" in marked[0]
+    assert "repair would: spliced result at messages.3" in out
+
+
+def test_map_reads_every_format_check_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolpair.cli import DEMOS, load_demo
+
+    for name in DEMOS:
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps(load_demo(name)))
+        code, out, _ = run(capsys, "map", p)
+        assert code == 1, name
+        assert "break at messages." in out and "repair would:" in out
+
+
+def test_map_html_is_one_self_contained_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, M.m_interrupt())
+    out = tmp_path / "map.html"
+    code, _, _ = run(capsys, "map", p, "--html", out)
+    assert code == 1
+    page = out.read_text("utf-8")
+    assert page.startswith("<!DOCTYPE html>")
+    for external in ("http://", "https://", "<script", "<link", "src=", "@import", "url("):
+        assert external not in page
+    assert 'href="#m-7"' in page and 'id="m-7"' in page
+
+
+@pytest.mark.parametrize("case", M.CASES, ids=lambda c: c.name)
+def test_two_pass_reading_of_large_files_sees_the_same_session(
+    case: M.Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Large files are read graph first, then only the sent lines' content: the session
+    and its verdict are the same as from one pass, and lines never sent keep no content."""
+    data = case.make()
+    p = write(tmp_path, data)
+    one = claude_code.read_session(data.splitlines(keepends=True))
+    monkeypatch.setattr(claude_code, "TWO_PASS_FROM", 0)
+    two = claude_code.read_session(str(p))
+    assert two.api_messages() == one.api_messages()
+    assert [str(v) for v in two.validate()] == [str(v) for v in one.validate()]
+    sent = {e.pos for e in two.sent}
+    assert all(e.content is None for e in two.transcript.entries if e.pos not in sent)
+
+
+def test_a_session_is_judged_with_the_anthropic_rules_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = write(tmp_path, M.m_delete_result())
+    code, _, err = run(capsys, "check", "--provider", "openai", p)
+    assert code == 2 and "Anthropic Messages API" in err
+    code, out, _ = run(capsys, "check", "--provider", "anthropic", "--model", "claude-opus-4-1", p)
+    assert code == 1 and "model claude-opus-4-1" in out
+
+
+def test_map_draws_nothing_it_did_not_judge(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = tmp_path / "events.jsonl"
+    p.write_text("".join(json.dumps({"type": "tick", "n": i}) + "\n" for i in range(3)))
+    code, out, err = run(capsys, "map", p)
+    assert code == 2 and out == ""
+    assert "nothing judged" in err
+
+
+def test_check_lists_what_it_never_judged(capsys: pytest.CaptureFixture[str]) -> None:
+    """Rewound branches before the compaction and inline sidechains are named by line,
+    never judged as sent."""
+    code, out, _ = run(capsys, "check", M.REWIND, M.SIDECHAINS)
+    assert code == 0
+    assert "8 lines before the last compaction (lines 1-8)" in out
+    assert "22 sidechain lines (their own chains) (lines 16-22, 26-40)" in out
+
+
+@pytest.mark.parametrize("case", M.BROKEN, ids=lambda c: c.name)
+def test_edited_lines_change_only_what_the_fix_needs(
+    case: M.Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A re-parented line differs from the original by its parentUuid value alone, byte
+    for byte (key order, separators, non-ASCII text kept); a reordered line only by the
+    order of its content blocks."""
+    data = case.make()
+    p = write(tmp_path, data)
+    assert main(["repair", str(p), "--in-place"]) == 0
+    capsys.readouterr()
+    old = {json.loads(x)["uuid"]: x for x in data.splitlines() if b'"uuid"' in x}
+    edited = 0
+    for raw in p.read_bytes().splitlines():
+        o = json.loads(raw)
+        before = old.get(o.get("uuid"))
+        if before is None or before == raw:
+            continue
+        edited += 1
+        b = json.loads(before)
+        if b.get("parentUuid") != o.get("parentUuid"):
+            was = json.dumps(b.get("parentUuid")).encode()
+            now = json.dumps(o.get("parentUuid")).encode()
+            assert before.replace(b'"parentUuid":' + was, b'"parentUuid":' + now, 1) == raw
+        else:
+            assert sorted(map(json.dumps, b["message"]["content"])) == sorted(
+                map(json.dumps, o["message"]["content"])
+            )
+            assert list(b) == list(o)
+    assert edited <= 2
+
+
+def test_map_html_of_many_histories_keeps_each_ones_links_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from toolpair.cli import load_demo
+
+    body = load_demo("anthropic")
+    p = tmp_path / "requests.jsonl"
+    p.write_text(json.dumps(body) + "\n" + json.dumps(body) + "\n")
+    out = tmp_path / "map.html"
+    assert main(["map", str(p), "--html", str(out)]) == 1
+    page = out.read_text("utf-8")
+    for h in ("h0-", "h1-"):
+        ids = set(re.findall(rf'id="({h}m-\d+)"', page))
+        links = set(re.findall(rf'href="#({h}m-\d+)"', page))
+        assert ids and links and links <= ids
