@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gen import FORMATS, PROVIDERS, check_repair_properties, defective, render, simple_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
@@ -23,6 +22,14 @@ import toolpair
 from toolpair import _chunked, _fast
 from toolpair._api import parse
 from toolpair._fast import CHECKERS
+from toolpair._gen import (
+    FORMATS,
+    PROVIDERS,
+    check_repair_properties,
+    defective,
+    render,
+    simple_problems,
+)
 
 EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "60"))
 SAVE = os.environ.get("TOOLPAIR_FUZZ_SAVE")
