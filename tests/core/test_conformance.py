@@ -11,8 +11,8 @@ from typing import Any
 
 from toolpair._gen import render, simple_problems
 from toolpair._model import Codec
-from toolpair.testing import Adapter, Conformance
 from toolpair.formats import CODECS
+from toolpair.testing import Adapter, Conformance
 
 
 class WireAdapter(Adapter):
@@ -23,6 +23,7 @@ class WireAdapter(Adapter):
         self.name = fmt
         self.providers = (provider,)
         self.wire_providers = (provider,)
+        self.fast_providers = (provider,)
 
     def codec(self, provider: str) -> Codec:
         return CODECS[self.fmt]
