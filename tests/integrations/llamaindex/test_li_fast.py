@@ -1,7 +1,7 @@
 """The no-op checker for ChatMessage lists: a realistic valid history takes the fast
 path (nothing is decoded, the very same messages come back), and each hazard leaves it
-to the full path. That "certainly valid" never hides a violation is a property in
-test_reliability.py."""
+to the full path. That "certainly valid" never hides a violation is a property of the
+conformance suite (test_conformance.py) and of test_li_fast_mutations.py."""
 
 from __future__ import annotations
 
