@@ -10,7 +10,7 @@ it; nothing in the library does at import time.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -578,3 +578,50 @@ def answers_a_call(k: str, calls: Any, results: Any, provider: str) -> bool:
     and results seen so far). The Responses API pairs an output with any earlier call
     of its call_id."""
     return bool(calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k])
+
+
+def chat_problems(
+    history: Sequence[Any],
+    provider: str,
+    *,
+    role: Callable[[Any], str],
+    call_ids: Callable[[Any], list[str]],
+    result_id: Callable[[Any], str],
+) -> list[str]:
+    """An independent pairing checker for a framework whose results are tool messages
+    (one per result, as chat formats have them), read through three accessors: ``role``
+    ("assistant", "tool" or anything else), an assistant message's ``call_ids`` and a
+    tool message's ``result_id``. Leave out messages the formatter does not send first.
+
+    Every call is answered by exactly one tool message after it and no tool message
+    answers nothing; except on the Responses API (a flat item list, where an output only
+    has to follow its call), a call's results are the tool messages right after it
+    (after the run of assistant messages, for Anthropic)."""
+    from collections import Counter
+
+    problems = []
+    calls: Counter[str] = Counter()
+    results: Counter[str] = Counter()
+    run: list[str] = []
+    for i, m in enumerate(history):
+        if role(m) == "tool":
+            k = result_id(m)
+            if not answers_a_call(k, calls, results, provider):
+                problems.append(f"result {k!r} at {i} answers no call")
+            results[k] += 1
+        elif role(m) == "assistant":
+            want = call_ids(m)
+            calls.update(want)
+            want = run + want
+            nxt = history[i + 1] if i + 1 < len(history) else None
+            if provider == "anthropic" and nxt is not None and role(nxt) == "assistant":
+                run = want  # the Messages API merges adjacent assistant turns
+                continue
+            run = []
+            after = history[i + 1 : i + 1 + len(want)]
+            got = [result_id(r) if role(r) == "tool" else None for r in after]
+            if provider != "openai-responses" and Counter(got) != Counter(want):
+                problems.append(f"calls {want} at {i} answered right after by {got}")
+    if calls != results:
+        problems.append(f"calls {sorted(calls.elements())}, results {sorted(results.elements())}")
+    return problems

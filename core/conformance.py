@@ -232,6 +232,24 @@ class Adapter:
         ``draw``, for the fast path property."""
         return messages
 
+    def check_repair(self, history: list[Any], provider: str) -> Any:
+        """The repair properties for one native history (`toolpair._gen`'s
+        ``check_repair_properties`` with this adapter's parts); returns the repair."""
+        from toolpair import _gen
+
+        def simple(out: list[Any]) -> list[str]:
+            return self.independent_problems(out, provider) or []
+
+        return _gen.check_repair_properties(
+            history,
+            provider,
+            self.codec(provider),
+            simple=simple,
+            dump=self.dump,
+            images=self.images,
+            model=self.model(provider),
+        )
+
     def compactors(self) -> Mapping[str, Compactor]:
         """Compaction entry points that must never split a pair: the core's on the
         framework's types, plus any the framework has of its own."""
@@ -326,18 +344,7 @@ class Conformance:
         @_settings(self.examples)
         @given(history=histories())
         def check(history: list[Any]) -> None:
-            def simple(out: list[Any]) -> list[str]:
-                return a.independent_problems(out, provider) or []
-
-            _gen.check_repair_properties(
-                history,
-                provider,
-                a.codec(provider),
-                simple=simple,
-                dump=a.dump,
-                images=a.images,
-                model=a.model(provider),
-            )
+            a.check_repair(history, provider)
 
         check()
 

@@ -73,7 +73,7 @@ def test_repair_properties(provider: str, case: Any, fmt: str, gemini_ids: bool)
 @FUZZ
 @given(case=defective(), fmt=st.sampled_from(FORMATS))
 def test_valid_histories_come_back_unchanged(provider: str, case: Any, fmt: str) -> None:
-    # 6. validate and repair agree: no violations means the very same messages back.
+    # Validate and repair agree: no violations means the very same messages back.
     history = render(case[0], fmt)
     if toolpair.validate(history, provider, format=fmt):
         history = toolpair.repair(history, provider, format=fmt).messages

@@ -5,7 +5,6 @@ a real agno ``Agent`` run puts on the wire (`_agno_harness`)."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,7 +14,7 @@ from agno.media import Image
 from agno.models.message import Message
 from hypothesis import strategies as st
 
-from toolpair._gen import Abs, answers_a_call
+from toolpair._gen import Abs, chat_problems
 from toolpair.conformance import Adapter
 from toolpair.integrations import agno as tp_agno
 from toolpair.integrations.agno import AgnoCodec
@@ -91,40 +90,14 @@ def _not_sent(m: Message, provider: str) -> bool:
 
 
 def simple_problems(history: list[Message], provider: str) -> list[str]:
-    """Written without the codec: every call is answered by exactly one tool message
-    after it and no tool message answers nothing; except on the Responses API (a flat
-    item list, where an output only has to follow its call), a call's results are the
-    tool messages right after it (after the run of assistant messages, for Anthropic)."""
-    problems = []
-    calls: Counter[str] = Counter()
-    results: Counter[str] = Counter()
-    run: list[str] = []
-    history = [m for m in history if not _not_sent(m, provider)]
-    for i, m in enumerate(history):
-        if m.role == "tool":
-            k = str(m.tool_call_id)
-            if not answers_a_call(k, calls, results, provider):
-                problems.append(f"result {k!r} at {i} answers no call")
-            results[k] += 1
-        elif m.role == "assistant":
-            want = [c["id"] for c in m.tool_calls or []]
-            calls.update(want)
-            want = run + want
-            if (
-                provider == "anthropic"
-                and i + 1 < len(history)
-                and history[i + 1].role == "assistant"
-            ):
-                run = want  # the Messages API merges adjacent assistant turns
-                continue
-            run = []
-            after = history[i + 1 : i + 1 + len(want)]
-            got = [r.tool_call_id if r.role == "tool" else None for r in after]
-            if provider != "openai-responses" and Counter(got) != Counter(want):
-                problems.append(f"calls {want} at {i} answered right after by {got}")
-    if calls != results:
-        problems.append(f"calls {sorted(calls.elements())}, results {sorted(results.elements())}")
-    return problems
+    """Written without the codec (`toolpair._gen.chat_problems` over agno's fields)."""
+    return chat_problems(
+        [m for m in history if not _not_sent(m, provider)],
+        provider,
+        role=lambda m: str(m.role),
+        call_ids=lambda m: [c["id"] for c in m.tool_calls or []],
+        result_id=lambda m: str(m.tool_call_id),
+    )
 
 
 def dump(history: list[Message]) -> list[Any]:

@@ -4,7 +4,6 @@ and sent through the real ChatAnthropic / ChatOpenAI request path (`lc_wire`).""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +11,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from lc_wire import MODELS, Wire, ai, call, tool
 
-from toolpair._gen import Abs, answers_a_call
+from toolpair._gen import Abs, chat_problems
 from toolpair.integrations.langchain import LangChainCodec, repair_messages
 from toolpair.testing import Adapter, Conformance
 
@@ -71,40 +70,20 @@ def _not_sent(m: BaseMessage, provider: str) -> bool:
     return empty and not m.invalid_tool_calls and provider == "anthropic"
 
 
+def _role(m: BaseMessage) -> str:
+    return "tool" if isinstance(m, ToolMessage) else "assistant" if isinstance(m, AIMessage) else ""
+
+
 def simple_problems(history: Sequence[BaseMessage], provider: str) -> list[str]:
-    """Written without the codec: every call is answered by exactly one tool message
-    after it and no tool message answers nothing; except on the Responses API (a flat
-    item list, where an output only has to follow its call), a call's results are the
-    tool messages right after it (after the run of assistant messages, for Anthropic)."""
-    problems = []
-    calls: Counter[str] = Counter()
-    results: Counter[str] = Counter()
-    run: list[str] = []
-    history = [m for m in history if not _not_sent(m, provider)]
-    for i, m in enumerate(history):
-        if isinstance(m, ToolMessage):
-            if not answers_a_call(m.tool_call_id, calls, results, provider):
-                problems.append(f"result {m.tool_call_id!r} at {i} answers no call")
-            results[m.tool_call_id] += 1
-        elif isinstance(m, AIMessage):
-            want = [c["id"] or "" for c in [*m.tool_calls, *m.invalid_tool_calls]]
-            calls.update(want)
-            want = run + want
-            if (
-                provider == "anthropic"
-                and i + 1 < len(history)
-                and isinstance(history[i + 1], AIMessage)
-            ):
-                run = want  # the Messages API merges adjacent assistant turns
-                continue
-            run = []
-            after = history[i + 1 : i + 1 + len(want)]
-            got = [r.tool_call_id if isinstance(r, ToolMessage) else None for r in after]
-            if provider != "openai-responses" and Counter(got) != Counter(want):
-                problems.append(f"calls {want} at {i} answered right after by {got}")
-    if calls != results:
-        problems.append(f"calls {sorted(calls.elements())}, results {sorted(results.elements())}")
-    return problems
+    """Written without the codec (`toolpair._gen.chat_problems` over LangChain's
+    fields); invalid tool calls are calls too."""
+    return chat_problems(
+        [m for m in history if not _not_sent(m, provider)],
+        provider,
+        role=_role,
+        call_ids=lambda m: [c["id"] or "" for c in [*m.tool_calls, *m.invalid_tool_calls]],
+        result_id=lambda m: m.tool_call_id,
+    )
 
 
 # Histories made of LangChain's own pieces, as agents and trimming leave them: tool

@@ -7,24 +7,18 @@ Anthropic and OpenAI LLM classes send (`li_wire`)."""
 from __future__ import annotations
 
 import os
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from li_history import ToolCallBlock, calls, legacy_calls, result, say, system, user
+from li_history import ThinkingBlock, ToolCallBlock, calls, legacy_calls, result, say, system, user
 from li_wire import FakeAnthropic, FakeOpenAI, accept_all, anthropic_llm, openai_llm
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
 
-from toolpair._gen import Abs, answers_a_call, blank_one_id, check_repair_properties, defective
+from toolpair._gen import Abs, blank_one_id, chat_problems, defective
 from toolpair.conformance import Adapter
 from toolpair.integrations.llamaindex import LlamaIndexCodec, repair_messages
-
-try:
-    from llama_index.core.base.llms.types import ThinkingBlock
-except ImportError:  # llama-index-core < 0.14.3
-    ThinkingBlock = None  # type: ignore[assignment,misc]
 
 EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "40"))
 FUZZ = settings(
@@ -123,40 +117,15 @@ def _not_sent(m: ChatMessage, provider: str) -> bool:
 
 
 def simple_problems(history: list[ChatMessage], provider: str) -> list[str]:
-    """Written without the codec: every call is answered by exactly one tool message
-    after it and no tool message answers nothing; except on the Responses API (a flat
-    item list, where an output only has to follow its call), a call's results are the
-    tool messages right after it (after the run of assistant messages, for Anthropic)."""
-    problems = []
-    calls: Counter[str] = Counter()
-    results: Counter[str] = Counter()
-    run: list[str] = []
-    history = [m for m in history if not _not_sent(m, provider)]
-    for i, m in enumerate(history):
-        if m.role == MessageRole.TOOL:
-            k = _result_id(m)
-            if not answers_a_call(k, calls, results, provider):
-                problems.append(f"result {k!r} at {i} answers no call")
-            results[k] += 1
-        elif m.role == MessageRole.ASSISTANT:
-            want = _calls(m)
-            calls.update(want)
-            want = run + want
-            if (
-                provider == "anthropic"
-                and i + 1 < len(history)
-                and history[i + 1].role == MessageRole.ASSISTANT
-            ):
-                run = want  # the Messages API merges adjacent assistant turns
-                continue
-            run = []
-            after = history[i + 1 : i + 1 + len(want)]
-            got = [_result_id(r) if r.role == MessageRole.TOOL else None for r in after]
-            if provider != "openai-responses" and Counter(got) != Counter(want):
-                problems.append(f"calls {want} at {i} answered right after by {got}")
-    if calls != results:
-        problems.append(f"calls {sorted(calls.elements())}, results {sorted(results.elements())}")
-    return problems
+    """Written without the codec (`toolpair._gen.chat_problems` over LlamaIndex's
+    blocks and legacy ``additional_kwargs``)."""
+    return chat_problems(
+        [m for m in history if not _not_sent(m, provider)],
+        provider,
+        role=lambda m: str(m.role.value),
+        call_ids=_calls,
+        result_id=_result_id,
+    )
 
 
 def dump(history: list[ChatMessage]) -> list[Any]:
@@ -167,15 +136,9 @@ def images(history: list[ChatMessage]) -> list[str]:
     return [str(b.url) for m in history for b in m.blocks if isinstance(b, ImageBlock)]
 
 
-def check_properties(history: list[ChatMessage], provider: str) -> None:
-    check_repair_properties(
-        history,
-        provider,
-        LlamaIndexCodec(),
-        simple=lambda out: simple_problems(out, provider),
-        dump=dump,
-        images=images,
-    )
+def check_properties(history: list[Any], provider: str) -> None:
+    """The suite's repair properties for one history, for tests that take other paths."""
+    LlamaIndexAdapter().check_repair(history, provider)
 
 
 # Histories made step by step from LlamaIndex's own pieces, for the wire properties ----

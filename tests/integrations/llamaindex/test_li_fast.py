@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from li_history import (
+    ThinkingBlock,
     ToolCallBlock,
     calls,
     legacy_calls,
@@ -37,11 +38,6 @@ from toolpair.integrations.llamaindex import (
 )
 from toolpair.integrations.llamaindex._repair import CODEC
 from toolpair.providers import Context
-
-try:
-    from llama_index.core.base.llms.types import ThinkingBlock
-except ImportError:  # llama-index-core < 0.14.3
-    ThinkingBlock = None  # type: ignore[assignment,misc]
 
 FAST_PATH = ("anthropic", "openai")
 

@@ -20,7 +20,7 @@ from li_adapter import (
     histories,
     render,
 )
-from li_history import ToolCallBlock, calls, result, say, system, user
+from li_history import ThinkingBlock, ToolCallBlock, calls, result, say, system, user
 from llama_index.core.base.llms.types import (
     CacheControl,
     CachePoint,
@@ -36,11 +36,6 @@ from toolpair._fast import certainly_valid
 from toolpair._gen import Abs, abstract_history
 from toolpair.integrations.llamaindex import repair_messages
 from toolpair.integrations.llamaindex._repair import CODEC, _for_anthropic
-
-try:
-    from llama_index.core.base.llms.types import ThinkingBlock
-except ImportError:  # llama-index-core < 0.14.3
-    ThinkingBlock = None  # type: ignore[assignment,misc]
 
 
 @pytest.mark.skipif(ToolCallBlock is None, reason="llama-index-core < 0.14.5")
