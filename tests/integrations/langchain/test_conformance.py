@@ -188,3 +188,5 @@ class LangChainAdapter(Adapter):
 
 class TestLangChainConformance(Conformance):
     adapter = LangChainAdapter()
+    # As many wire examples as LangChain's own histories always had.
+    wire_examples = 100
