@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -53,10 +53,12 @@ class Parsed:
     @property
     def messages(self) -> list[Message]:
         if self._messages is None:
-            self._messages = self.codec.decode(self.raw)
+            self._messages = self.profile.prepare(self.codec.decode(self.raw))
         return self._messages
 
     def certainly_valid(self) -> bool:
+        if not self.profile.fast_path:
+            return False
         return certainly_valid(self.codec, self.profile.name, self.raw, self.ctx)
 
     def violations(self) -> list[Violation]:
@@ -103,6 +105,10 @@ def parse(
     unknown = set(context) - _CONTEXT_KEYS
     if unknown:
         raise TypeError(f"unknown context keyword(s): {', '.join(sorted(unknown))}")
+    if model is None and isinstance(history, Mapping):
+        # A request body names its model: its family's rules are the exact ones.
+        named = history.get("model", history.get("modelId"))
+        model = named if isinstance(named, str) else None
     profile = get_profile(provider, model)
     codec = get_codec(format if format is not None else detect(history, provider))
     body: Mapping[str, Any] | None = None
@@ -211,14 +217,58 @@ def repair(
                 raise HistoryError(violations, provider)
             keep_orphans = p.codec.shape == "items" and p.ctx.previous_response_id is not None
             natives, fixes, id_map = _repair.run(
-                p.messages, p.codec, p.profile, policy, keep_orphans=keep_orphans
+                p.messages,
+                p.codec,
+                p.profile,
+                policy,
+                keep_orphans=keep_orphans,
+                signatures=p.profile.signatures_due(p.messages, p.ctx),
             )
             left = Parsed(p.body, p.key, natives, p.codec, p.profile, p.ctx).violations()
+    shaped = _shaped(p, natives)
+    if left and policy.disable_thinking:
+        shaped, left = _thinking_off(p, natives, shaped, left, fixes)
     for v in left:
         fixes.append(_unrepaired(v))
-    result = Repaired(_shaped(p, natives), fixes, id_map, provider, p.codec.name)
+    result = Repaired(shaped, fixes, id_map, provider, p.codec.name)
     _log(result)
     return result
+
+
+def _thinking_off(
+    p: Parsed, natives: list[Any], shaped: Any, left: list[Violation], fixes: list[Any]
+) -> tuple[Any, list[Violation]]:
+    """A body whose final tool loop cannot start with thinking (H1) is sent with
+    thinking off, where that alone makes it valid."""
+    from toolpair._model import Fix
+
+    if p.body is None or not any(v.code.endswith(".thinking_not_first") for v in left):
+        return shaped, left
+    body = dict(shaped)
+    if p.codec.name == "anthropic":
+        body.pop("thinking", None)
+    elif p.codec.name == "bedrock" and isinstance(body.get("additionalModelRequestFields"), dict):
+        extra = body["additionalModelRequestFields"]
+        body["additionalModelRequestFields"] = {
+            k: v for k, v in extra.items() if k not in ("thinking", "reasoning_config")
+        }
+    else:
+        return shaped, left
+    ctx = replace(p.ctx, thinking=False)
+    still = Parsed(body, p.key, natives, p.codec, p.profile, ctx).violations()
+    if len(still) >= len(left):
+        return shaped, left
+    at = next(v.index for v in left if v.code.endswith(".thinking_not_first"))
+    fixes.append(
+        Fix(
+            "thinking_disabled",
+            at,
+            (),
+            "the final assistant turn does not start with a thinking block; thinking is off "
+            "for this request, as the provider's error advises",
+        )
+    )
+    return body, still
 
 
 def _unrepaired(v: Violation) -> Any:
@@ -241,5 +291,15 @@ def _log(result: Repaired) -> None:
         result.format,
         result.provider,
         summary,
-        ", ".join(ids) or "-",
+        ", ".join(map(_short, ids)) or "-",
     )
+
+
+#: Ids longer than this are shortened in the warning (the `Fix` objects keep them whole).
+_ID_SHOWN = 64
+
+
+def _short(value: str) -> str:
+    if len(value) <= _ID_SHOWN:
+        return value
+    return f"{value[:40]}…{value[-12:]} ({len(value)} chars)"

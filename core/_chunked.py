@@ -119,6 +119,7 @@ def repair(
     if (
         side is None
         or check is None
+        or not profile.fast_path
         or len(raw) < MIN_MESSAGES
         or policy.trailing == "keep"
         or policy.bound_thinking == "strip"

@@ -238,6 +238,7 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
             return None
         if role == "assistant":
             calls: list[str] | None = None
+            spoken = reasoned = False
             for b in content:
                 if "toolUse" in b:
                     i = b["toolUse"]["toolUseId"]
@@ -251,10 +252,16 @@ def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
                 elif "text" in b:
                     if _blank(b["text"]):
                         return None
+                    spoken = True
                 elif "toolResult" in b:
                     return None
                 elif "reasoningContent" in b:
-                    thought = True
+                    thought = reasoned = True
+                elif "image" in b or "document" in b or "video" in b:
+                    spoken = True
+            # The strict profile: no text beside tool use, unless reasoning says Claude.
+            if calls is not None and spoken and not reasoned:
+                return None
             pending = calls
             tools = tools or calls is not None
         else:
@@ -376,8 +383,16 @@ def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     open_calls: set[str] = set()
     item_ids: set[str] = set()
     after_reasoning = False
+    produced = False  # inside the run of calls right after a reasoning item
     for item in msgs:
         t = item.get("type")
+        if t == "function_call":
+            # An fc_ item id ties the call to its reasoning item (R3).
+            if "id" in item and not (after_reasoning or produced):
+                return None
+            produced = after_reasoning or produced
+        else:
+            produced = False
         # A reasoning item must be followed by the assistant item it produced (R3).
         if after_reasoning and (t in ("reasoning", "function_call_output") or "role" in item):
             return None

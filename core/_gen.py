@@ -17,7 +17,18 @@ from typing import Any
 from hypothesis import strategies as st
 
 FORMATS = ("anthropic", "bedrock", "openai", "openai-responses", "gemini", "mistral")
-PROVIDERS = ("anthropic", "bedrock", "openai", "openai-responses", "gemini", "mistral", "portable")
+PROVIDERS = (
+    "anthropic",
+    "bedrock",
+    "openai",
+    "openai-responses",
+    "gemini",
+    "mistral",
+    "vertex",
+    "deepseek",
+    "deepseek-responses",
+    "portable",
+)
 
 # An abstract part: ("text", s) ("image", s) ("thinking", sig) ("call", id, name)
 # ("result", id, name, content, is_error)

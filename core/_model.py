@@ -70,6 +70,9 @@ class Block:
     #: Codec-specific subtype (``web_search`` for a server tool, the Responses item
     #: type, ``redacted_thinking``...).
     sub: str | None = None
+    #: A result in a format whose results carry an id, carrying none: it answers no
+    #: call (an orphan result, reported in the provider's words), not malformed input.
+    missing_id: bool = False
 
 
 @dataclass(slots=True, eq=False)
@@ -192,6 +195,10 @@ class Policy:
     bound_thinking: ``"keep"`` thinking blocks after an edited message and report the
         prefix-binding risk (H4), or ``"strip"`` every thinking block from the first
         edited message on, so that no remaining block has an edited prefix.
+    disable_thinking: for a whole request body with thinking on whose final assistant
+        turn does not start with a thinking block (which nothing inside the history can
+        truthfully fix), turn thinking off for that one request, as the provider's own
+        error advises (a ``thinking_disabled`` fix). False reports it unrepaired.
     """
 
     placeholder: str = "No result was recorded for this tool call."
@@ -202,6 +209,7 @@ class Policy:
     user_bridge_text: str = "(conversation continues)"
     bound_thinking: Literal["keep", "strip"] = "keep"
     empty_error_text: str = "The tool failed without any output."
+    disable_thinking: bool = True
 
 
 @dataclass(slots=True)

@@ -103,10 +103,16 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
     done: dict[str, list[_Call]] = {}
     pending: dict[str, list[tuple[Block, int]]] = {}
     orphans: list[tuple[Block, int]] = []
+    servers: set[str] = set()  # server tool uses seen so far
     for s, (_side, seg_msgs) in enumerate(segs):
         for m in seg_msgs:
             for b in m.blocks:
-                if b.kind == "call":
+                if b.kind == "server_call" and b.id is not None:
+                    servers.add(b.id)
+                elif b.kind == "server_result" and b.id is not None and b.id not in servers:
+                    # A server tool's result with no use before it (S4) answers nothing.
+                    orphans.append((b, m.index))
+                elif b.kind == "call":
                     c = _Call(b, m.index, s)
                     st.calls.append(c)
                     k = _key(b)
@@ -120,6 +126,9 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
                         open_calls.setdefault(k, []).append(c)
                 elif b.kind == "result":
                     st.origin[id(b)] = m
+                    if b.missing_id:
+                        orphans.append((b, m.index))  # it answers no call
+                        continue
                     k = _key(b)
                     cands = open_calls.get(k)
                     if cands:
@@ -170,6 +179,16 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
 
 def _rewrite_ids(st: _State) -> None:
     profile = st.profile
+    strip = None if profile.ids_allowed else getattr(st.codec, "without_id", None)
+    if strip is not None:
+        for c in st.calls:
+            if c.block.id is None:
+                continue
+            st.renamed[id(c.block)] = strip(c.block)
+            if c.result is not None:
+                st.renamed[id(c.result)] = strip(c.result)
+            st.fix("id_removed", c.msg, [c.block.id], "the host accepts no id on calls or results")
+        return
     taken: set[str] | None = None  # built on the first rename: most repairs have none
     seen: set[str] = set()
     for c in st.calls:
@@ -200,7 +219,7 @@ def _filter(st: _State, m: Message) -> list[Block]:
     """A message's blocks with results that live elsewhere (or nowhere) taken out."""
     out: list[Block] = []
     for b in m.blocks:
-        if b.kind == "result":
+        if b.kind == "result" or (b.kind == "server_result" and id(b) in st.fate):
             f = st.fate.get(id(b), "keep")
             if f == "text":
                 out.append(st.codec.result_as_text(b))
@@ -518,6 +537,46 @@ def _alternate(st: _State, out: list[Out]) -> list[Out]:
     return res
 
 
+_SPOKEN = frozenset({"text", "image"})
+
+
+def _split_calls(st: _State, out: list[Out]) -> list[Out]:
+    """Where an assistant turn may not hold text beside tool use (Bedrock's Llama and
+    Mistral): the text goes in an assistant turn of its own, then a user bridge, then
+    the calls. A turn with reasoning is left whole: only Claude replays it."""
+    items = st.codec.shape == "items"
+    res: list[Out] = []
+    k = 0
+    while k < len(out):
+        o = out[k]
+        if o.role != "assistant":
+            res.append(o)
+            k += 1
+            continue
+        turn = [o]
+        k += 1
+        while items and k < len(out) and out[k].role == "assistant":
+            turn.append(out[k])
+            k += 1
+        blocks = [b for t in turn for b in t.blocks]
+        kinds = {b.kind for b in blocks}
+        if "call" not in kinds or not kinds & _SPOKEN or kinds & {"thinking", "reasoning"}:
+            res.extend(turn)
+            continue
+        if items:
+            said = [t for t in turn if not any(b.kind == "call" for b in t.blocks)]
+            acts = [t for t in turn if any(b.kind == "call" for b in t.blocks)]
+        else:
+            said = [Out("assistant", [b for b in o.blocks if b.kind != "call"], o.template)]
+            acts = [Out("assistant", [b for b in o.blocks if b.kind == "call"], None)]
+        idx = turn[0].template.index if turn[0].template is not None else -1
+        st.fix("content_moved", idx, [], "text moved out of the tool-use turn into its own")
+        st.fix("bridge_inserted", idx, [], "a user turn between the text and the tool use")
+        bridge = Out("user", [st.codec.make_text(st.policy.user_bridge_text, "user")], None)
+        res.extend([*said, bridge, *acts])
+    return res
+
+
 def _chat_bridges(st: _State, out: list[Out]) -> list[Out]:
     """Mistral (M4) allows only an assistant or tool message after a tool message, and
     a system message only after a user or system one. Tool then user gets an assistant
@@ -581,15 +640,32 @@ def _reasoning(st: _State, out: list[Out]) -> list[Out]:
         while i < n and out[i].blocks and out[i].blocks[0].kind == "reasoning":
             rs.append(out[i])
             i += 1
+        # An assistant message without an id cannot be what a reasoning item produced
+        # (R3): one standing between the reasoning and its items moves in front.
+        pre = []
+        while i < n and out[i].role == "assistant" and _idless_text(out[i]):
+            pre.append(out[i])
+            i += 1
         xs = []
         while (
             i < n
             and out[i].role == "assistant"
             and out[i].blocks
             and out[i].blocks[0].kind != "reasoning"
+            and not _idless_text(out[i])
         ):
             xs.append(out[i])
             i += 1
+        if pre and xs:
+            idx = pre[0].template.index if pre[0].template else -1
+            st.fix(
+                "content_reordered",
+                idx,
+                [],
+                "an assistant message without an id moved in front of the reasoning item",
+            )
+            res.extend(pre)
+            pre = []
         if len(rs) == 1 and xs:
             res.append(rs[0])
             res.extend(xs)
@@ -610,7 +686,12 @@ def _reasoning(st: _State, out: list[Out]) -> list[Out]:
             idx = rs[0].template.index if rs[0].template else -1
             st.fix("reasoning_reordered", idx, [], "reasoning items interleaved with their items")
         res.extend(xs[len(rs) :])
+        res.extend(pre)
     return res
+
+
+def _idless_text(o: Out) -> bool:
+    return len(o.blocks) == 1 and o.blocks[0].kind == "text" and o.blocks[0].item_id is None
 
 
 def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) -> list[Out]:
@@ -619,6 +700,7 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
     strip = getattr(st.codec, "without_item_id", None)
     if strip is None:
         return out
+    needs = st.profile.fc_needs_reasoning
     had_reasoning: set[int] = set()
     for a, b in pairwise(inputs):
         if a.blocks and a.blocks[0].kind == "reasoning" and b.blocks:
@@ -628,10 +710,14 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
             continue
         blk = o.blocks[0]
         orig = o.template.blocks[0] if o.template and o.template.blocks else blk
-        if id(orig) not in had_reasoning or blk.item_id is None:
+        if blk.item_id is None:
             continue
-        prev = out[k - 1] if k else None
-        if prev is not None and prev.blocks and prev.blocks[0].kind == "reasoning":
+        if id(orig) not in had_reasoning and not (needs and blk.sub == "function_call"):
+            continue
+        j = k - 1
+        while j >= 0 and out[j].blocks and out[j].blocks[0].kind == "call":
+            j -= 1
+        if j >= 0 and out[j].blocks and out[j].blocks[0].kind == "reasoning":
             continue
         out[k] = Out(o.role, [strip(blk)], o.template)
         st.fix(
@@ -639,6 +725,44 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
             o.template.index if o.template else -1,
             [blk.id],
             "its reasoning item is gone; the call keeps its call_id",
+        )
+    return out
+
+
+#: The documented stand-in for a thought signature a call never had (Gemini API and
+#: Vertex AI alike).
+BYPASS_SIGNATURE = "skip_thought_signature_validator"
+
+
+def _signatures(st: _State, out: list[Out]) -> list[Out]:
+    """Gemini 3: the first call of each model step in the current turn carries a
+    thought signature. A call that never had one gets the documented bypass value."""
+    sign = getattr(st.codec, "with_signature", None)
+    start = 0
+    for k in range(len(out) - 1, -1, -1):
+        o = out[k]
+        if o.role == "user" and any(b.kind != "result" for b in o.blocks):
+            start = k + 1
+            break
+    for k in range(start, len(out)):
+        o = out[k]
+        if o.role != "assistant":
+            continue
+        j = next((j for j, b in enumerate(o.blocks) if b.kind == "call"), None)
+        if j is None or o.blocks[j].item_id:
+            continue
+        call = o.blocks[j]
+        idx = o.template.index if o.template is not None else k
+        if sign is None:
+            continue  # the format cannot carry one: the violation is reported unrepaired
+        blocks = list(o.blocks)
+        blocks[j] = sign(call, BYPASS_SIGNATURE)
+        out[k] = Out(o.role, blocks, o.template)
+        st.fix(
+            "signature_bypassed",
+            idx,
+            [call.id or call.name],
+            "the call never had a thought signature; the documented bypass value stands in",
         )
     return out
 
@@ -694,6 +818,7 @@ def run(
     taken: set[str] | None = None,
     first: bool = True,
     last: bool = True,
+    signatures: bool = False,
 ) -> tuple[list[Any], list[Fix], dict[str, str]]:
     """Repair ``msgs``. ``taken`` holds ids used elsewhere in the history that a new
     id must avoid; ``first`` and ``last`` say whether ``msgs`` start and end the
@@ -703,6 +828,8 @@ def run(
     out = _drop_empty(st, out)
     if codec.shape != "items" and profile.strict_alternation:
         out = _alternate(st, out)
+    if profile.calls_only:
+        out = _split_calls(st, out)
     if codec.shape != "blocks" and profile.bridge_after_results:
         out = _chat_bridges(st, out)
     if first and (profile.first_user or profile.first_not_call):
@@ -710,6 +837,8 @@ def run(
     if codec.shape == "items" and profile.reasoning_adjacency:
         out = _reasoning(st, out)
         out = _orphaned_item_ids(st, out, msgs)
+    if signatures:
+        out = _signatures(st, out)
     out = _prefix_binding(st, out)
     natives = [
         o.template.native

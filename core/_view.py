@@ -109,3 +109,13 @@ def pid(block: Block) -> str:
         return block.id
     name = block.name or ""
     return f"{name}#{block.slot}" if block.slot else name
+
+
+def current_user_turn(messages: Sequence[Message]) -> int:
+    """The position just after the last user message that holds anything but results:
+    where the tool loop the model is in began."""
+    for k in range(len(messages) - 1, -1, -1):
+        m = messages[k]
+        if m.role == "user" and any(b.kind != "result" for b in m.blocks):
+            return k + 1
+    return 0

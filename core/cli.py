@@ -34,7 +34,7 @@ from typing import IO, Any, Literal
 from toolpair import __version__, _api
 from toolpair._model import Block, Codec, Fix, InvalidHistory, Message, Repaired, Violation
 from toolpair.formats import CODECS, detect
-from toolpair.providers import PROVIDERS
+from toolpair.providers import PROVIDERS, get_profile
 
 #: Framework dump formats: ``--format`` name -> the integration module exposing
 #: ``load_dump`` / ``dump_messages``.
@@ -703,6 +703,27 @@ def load_demo(name: str) -> Any:
     return json.loads(text)
 
 
+def cmd_rules(args: argparse.Namespace) -> int:
+    from toolpair import rules
+
+    if args.markdown:
+        sys.stdout.write(rules.markdown())
+        return 0
+    if args.model and not args.provider:
+        _err("--model needs a PROVIDER")
+        return 2
+    providers = [args.provider] if args.provider else [p for p in PROVIDERS if p != "portable"]
+    for provider in providers:
+        profile = get_profile(provider, args.model)
+        model = f", model {args.model}" if args.model else ""
+        print(f"{provider}{model}: {rules.traits(profile)}")
+        for r in rules.rules_for(provider, args.model):
+            print(f"  {r.ref:<4} {r.code:<46} {r.status:<10} {r.text}")
+            if r.applies != "every model":
+                print(f"  {'':<4} {'':<46} applies to: {r.applies}")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     names = args.providers or list(DEMOS)
     unknown = [n for n in names if n not in DEMOS]
@@ -798,6 +819,18 @@ def _parser() -> argparse.ArgumentParser:
         help="rewrite FILE atomically, keeping the original as FILE.bak",
     )
     r.set_defaults(func=cmd_repair)
+
+    ru = sub.add_parser(
+        "rules",
+        help="print the rules a provider (and model) holds a history to",
+        description="Print every rule toolpair checks for PROVIDER (all of them without "
+        "one): its code, status, and the provider's own text. --model applies that model "
+        "family's rules; --markdown prints the whole rule reference.",
+    )
+    ru.add_argument("provider", nargs="?", choices=PROVIDERS, metavar="PROVIDER")
+    ru.add_argument("--model", metavar="MODEL", help="the model id, as you pass it")
+    ru.add_argument("--markdown", action="store_true", help="the rule reference page")
+    ru.set_defaults(func=cmd_rules)
 
     d = sub.add_parser(
         "demo",

@@ -59,8 +59,11 @@ def _detect_list(messages: Sequence[Any], hint: str | None) -> str | None:
         if (t is not None and t != "message") or ("role" not in m and "content" not in m):
             return "openai-responses"
         role = m.get("role")
-        if role in ("tool", "system", "developer") or "tool_calls" in m:
+        if role == "tool" or "tool_calls" in m:
             return "mistral" if hint == "mistral" else "openai"
+        if role in ("system", "developer"):
+            # Both Chat Completions and Responses have these roles: read on.
+            continue
         if role == "model":
             return "gemini"
         content = m.get("content")
@@ -90,6 +93,9 @@ PROVIDER_FORMATS = {
     "openai-responses": "openai-responses",
     "gemini": "gemini",
     "mistral": "mistral",
+    "vertex": "gemini",
+    "deepseek": "openai",
+    "deepseek-responses": "openai-responses",
 }
 
 

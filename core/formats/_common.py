@@ -28,6 +28,14 @@ def require_id(value: Any, index: int, field: str) -> str:
     return value
 
 
+def optional_id(value: Any, index: int, field: str) -> str | None:
+    """A result's id: None where it has none (an orphan result, which repair handles);
+    anything but a string or None is malformed."""
+    if value is None:
+        return None
+    return require_id(value, index, field)
+
+
 def require_list(value: Any, index: int, field: str) -> Sequence[Any]:
     if not isinstance(value, list | tuple):
         raise InvalidHistory(f"{field} must be a list, got {type(value).__name__}", index)

@@ -12,6 +12,7 @@ from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
     copy_with,
+    optional_id,
     require_id,
     require_mapping,
     role_of,
@@ -46,7 +47,8 @@ def decode_block(block: Any, index: int) -> Block:
         return Block(
             "result",
             b,
-            id=require_id(b.get("tool_use_id"), index, "tool_result.tool_use_id"),
+            id=(rid := optional_id(b.get("tool_use_id"), index, "tool_result.tool_use_id")),
+            missing_id=rid is None,
             is_error=b.get("is_error") is True,
             empty=content_is_empty(b.get("content")),
             toolset=b.get("toolset_name") if isinstance(b.get("toolset_name"), str) else None,
@@ -130,7 +132,9 @@ class AnthropicCodec:
 
     def result_as_text(self, block: Block) -> Block:
         content = block.native.get("content") if isinstance(block.native, dict) else None
-        return self.make_text(ORPHAN_TEXT.format(id=block.id, content=stringify(content)), "user")
+        return self.make_text(
+            ORPHAN_TEXT.format(id=block.id or "(none)", content=stringify(content)), "user"
+        )
 
     # Editing (compaction): optional codec methods, see toolpair.compact.
 

@@ -12,6 +12,7 @@ from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
     copy_with,
+    optional_id,
     require_id,
     require_list,
     require_mapping,
@@ -41,14 +42,19 @@ def _decode_block(raw: Any, index: int) -> Block:
         return Block(
             "result",
             b,
-            id=require_id(res.get("toolUseId"), index, "toolResult.toolUseId"),
+            id=(rid := optional_id(res.get("toolUseId"), index, "toolResult.toolUseId")),
+            missing_id=rid is None,
             is_error=res.get("status") == "error",
             empty=content_is_empty(res.get("content")),
         )
     if "reasoningContent" in b:
         return Block("thinking", b, sub="reasoningContent")
-    if "image" in b or "document" in b or "video" in b:
-        return Block("image", b)
+    for media in ("image", "document", "video"):
+        if media in b:
+            doc = b[media]
+            fmt = doc.get("format") if isinstance(doc, dict) else None
+            sub = "document:pdf" if media == "document" and fmt == "pdf" else media
+            return Block("image", b, sub=sub)
     return Block("other", b, sub=next(iter(b), None))
 
 
@@ -92,7 +98,9 @@ class BedrockCodec:
 
     def result_as_text(self, block: Block) -> Block:
         content = block.native["toolResult"].get("content")
-        return self.make_text(ORPHAN_TEXT.format(id=block.id, content=stringify(content)), "user")
+        return self.make_text(
+            ORPHAN_TEXT.format(id=block.id or "(none)", content=stringify(content)), "user"
+        )
 
     # Editing (compaction): optional codec methods, see toolpair.compact.
 

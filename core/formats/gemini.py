@@ -118,6 +118,18 @@ class GeminiCodec:
         inner = {**block.native[key], "id": new_id}
         return replace(block, native={**block.native, key: inner}, id=new_id)
 
+    def without_id(self, block: Block) -> Block:
+        """A copy of a call or response with no ``id`` (it then pairs by name and place)."""
+        key = block.sub or ("functionCall" if block.kind == "call" else "functionResponse")
+        inner = {k: v for k, v in block.native[key].items() if k != "id"}
+        return replace(block, native={**block.native, key: inner}, id=None)
+
+    def with_signature(self, block: Block, signature: str) -> Block:
+        """A copy of a functionCall part carrying ``signature`` as its thought signature."""
+        return replace(
+            block, native={**block.native, "thoughtSignature": signature}, item_id=signature
+        )
+
     def result_as_text(self, block: Block) -> Block:
         key = block.sub or "functionResponse"
         text = ORPHAN_TEXT.format(id=block.id or block.name, content=stringify(block.native[key]))

@@ -12,6 +12,7 @@ from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
     copy_with,
+    optional_id,
     require_id,
     require_list,
     require_mapping,
@@ -78,7 +79,8 @@ class OpenAIChatCodec:
                 block = Block(
                     "result",
                     raw,
-                    id=require_id(m.get("tool_call_id"), i, "tool_call_id"),
+                    id=(rid := optional_id(m.get("tool_call_id"), i, "tool_call_id")),
+                    missing_id=rid is None,
                     name=name if isinstance(name, str) else None,
                     empty=content_is_empty(m.get("content")),
                 )
@@ -131,7 +133,9 @@ class OpenAIChatCodec:
         return replace(block, native={**block.native, key: new_id}, id=new_id)
 
     def result_as_text(self, block: Block) -> Block:
-        text = ORPHAN_TEXT.format(id=block.id, content=stringify(block.native.get("content")))
+        text = ORPHAN_TEXT.format(
+            id=block.id or "(none)", content=stringify(block.native.get("content"))
+        )
         return self.make_text(text, "user")
 
     # Editing (compaction): optional codec methods, see toolpair.compact.

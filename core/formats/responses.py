@@ -13,6 +13,7 @@ from toolpair._model import Block, InvalidHistory, Message, Role, Shape
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
+    optional_id,
     require_id,
     require_mapping,
     stringify,
@@ -64,10 +65,12 @@ class ResponsesCodec:
                 )
                 out.append(Message("assistant", [block], raw, i))
             elif t in OUTPUT_TYPES:
+                rid = optional_id(item.get("call_id"), i, f"{t}.call_id")
                 block = Block(
                     "result",
                     raw,
-                    id=require_id(item.get("call_id"), i, f"{t}.call_id"),
+                    id=rid,
+                    missing_id=rid is None,
                     empty=content_is_empty(item.get("output")),
                     item_id=item_id,
                     sub=t,
@@ -123,7 +126,9 @@ class ResponsesCodec:
         return replace(block, native=native, item_id=None)
 
     def result_as_text(self, block: Block) -> Block:
-        text = ORPHAN_TEXT.format(id=block.id, content=stringify(block.native.get("output")))
+        text = ORPHAN_TEXT.format(
+            id=block.id or "(none)", content=stringify(block.native.get("output"))
+        )
         return self.make_text(text, "user")
 
     # Editing (compaction): optional codec methods, see toolpair.compact.

@@ -65,6 +65,21 @@ class Profile:
     #: Messages with no content are rejected (Gemini G6), so repair removes them.
     drop_empty: ClassVar[bool] = False
 
+    #: An assistant turn with tool use may hold no text (Bedrock's Llama and Mistral).
+    calls_only: ClassVar[bool] = False
+    #: Responses on reasoning models: an ``fc_`` item id needs its reasoning item (R3).
+    fc_needs_reasoning: ClassVar[bool] = False
+    #: Whether calls and results may carry an id at all on the wire (Vertex v1: no).
+    ids_allowed: ClassVar[bool] = True
+    #: Whether the no-op checker of the API's strict profile may clear a history for
+    #: this profile: true wherever this profile's rules are a subset of those.
+    fast_path: ClassVar[bool] = True
+
+    #: A host that reports a base API's rules under its own name: old prefix -> new.
+    reports_as: ClassVar[dict[str, str]] = {}
+    #: Rules of a base API that a host checks differently (its own rules stand in).
+    replaces: ClassVar[frozenset[str]] = frozenset()
+
     id_pattern: ClassVar[re.Pattern[str]] = re.compile(r".+")
     id_max: ClassVar[int] = 1_000_000
 
@@ -78,6 +93,15 @@ class Profile:
             return base[: self.id_max]
         suffix = "_" + digest(f"{original}\x00{salt}", 8)
         return base[: self.id_max - len(suffix)] + suffix
+
+    def prepare(self, messages: list[Message]) -> list[Message]:
+        """The decoded messages as this provider reads them (Nova's inline server
+        results are not client results); most profiles change nothing."""
+        return messages
+
+    def signatures_due(self, messages: Sequence[Message], ctx: Context) -> bool:
+        """Whether the current turn's calls must carry their thought signatures (Gemini)."""
+        return False
 
     def for_model(self, model: str) -> Profile:
         """This profile as ``model`` sees it: a family whose rules differ gets its own

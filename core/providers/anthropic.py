@@ -25,6 +25,8 @@ A3 = (
     "message."
 )
 A4 = "messages.{i}.content.{j}: `tool_use` ids must be unique"
+# UNVERIFIED wording: Anthropic's schema errors name the field and say "Field required".
+A_NO_ID = "messages.{i}.content.{j}.tool_result.tool_use_id: Field required"
 A5 = (
     "messages.{i}.content.{j}: each tool_use must have a single result. Found multiple "
     "`tool_result` blocks with id: {id}"
@@ -367,8 +369,19 @@ class Anthropic(Profile):
             b = it.block
             if b.kind != "result":
                 continue
-            rid = pid(b)
             path = f"messages.{it.msg}.content.{it.pos}"
+            if b.missing_id:
+                emit(
+                    Violation(
+                        "anthropic.result_without_id",
+                        A_NO_ID.format(i=it.msg, j=it.pos),
+                        it.msg,
+                        (),
+                        path + ".tool_result.tool_use_id",
+                    )
+                )
+                continue
+            rid = pid(b)
             if rid not in prev_calls:
                 emit(
                     Violation(

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import ClassVar
 
-from toolpair._model import Message, Violation
+from toolpair._model import Block, Message, Violation
 from toolpair._view import pid, turns
 from toolpair.providers._base import Context, Profile
+from toolpair.providers._models import bedrock_family
 from toolpair.providers.anthropic import thinking_start_violation
+from toolpair.providers.mistral import M1, Mistral
 
 B1 = "Expected toolResult blocks at messages.{i}.content for the following Ids: {ids}"
 B2 = (
@@ -45,11 +49,30 @@ B8 = (
     "{kind}.toolUseId' failed to satisfy constraint: Member must satisfy regular expression "
     "pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64"
 )
+# UNVERIFIED: the AWS validation format (1-based member indices) for a null field.
+B_NO_ID = (
+    "1 validation error detected: Value null at 'messages.{i}.member.content.{j}.member."
+    "toolResult.toolUseId' failed to satisfy constraint: Member must not be null"
+)
 B9 = "messages.{i}.content.{j}: Duplicate toolUseId {id}. Tool use ids must be unique."
 B10 = "The model returned the following errors: "
+B3_USE = (
+    "messages.{i}.content: Conversation blocks and tool use blocks cannot be provided in the "
+    "same turn."
+)
+#: Claude behind Converse answers a missing result in Anthropic's words, wrapped.
+B1_CLAUDE = (
+    B10 + "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
+    "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in the "
+    "next message. (reason: TOOL_USE_RESULT_MISMATCH)"
+)
 
 
 class Bedrock(Profile):
+    """Without a model: the strictest rules of any model behind Converse (a result turn
+    holds only results, an assistant turn with tool use holds no text, ids
+    ``[a-zA-Z0-9_-]{1,64}``, user first). A model id gives its family's own rules."""
+
     name = "bedrock"
     results_only = True
     bridge_after_results = True
@@ -57,6 +80,45 @@ class Bedrock(Profile):
     first_user = True
     id_pattern = re.compile(r"[a-zA-Z0-9_-]+")
     id_max = 64
+    #: An assistant turn with tool use may hold no text or media (Llama, Mistral). A
+    #: turn holding signed reasoning is exempt: only Claude replays it, and Claude
+    #: accepts text beside tool use.
+    calls_only = True
+    #: Which other blocks a result turn may hold: none, text and images, or any.
+    result_turn: ClassVar[str] = "results"
+    #: Claude words a missing result as Anthropic does, behind Converse's prefix.
+    claude_words: ClassVar[bool] = False
+    #: Nova's server tools answer a toolUse with a toolResult in the same assistant turn.
+    inline_server_results: ClassVar[bool] = False
+    invalid_id_text: ClassVar[str] = B8
+
+    def for_model(self, model: str) -> Profile:
+        return FAMILIES.get(bedrock_family(model) or "", self)
+
+    def prepare(self, messages: list[Message]) -> list[Message]:
+        if not self.inline_server_results:
+            return messages
+        for m in messages:
+            if m.role != "assistant":
+                continue
+            answered = {b.id for b in m.blocks if b.kind == "result"}
+            if not answered:
+                continue
+            calls = {b.id for b in m.blocks if b.kind == "call"} & answered
+            m.blocks = [
+                replace(b, kind="server_call" if b.kind == "call" else "server_result")
+                if b.kind in ("call", "result") and b.id in calls
+                else b
+                for b in m.blocks
+            ]
+        return messages
+
+    def _accepts_in_result_turn(self, b: Block) -> bool:
+        if self.result_turn == "any":
+            return True
+        if self.result_turn == "media":
+            return b.kind == "text" or (b.kind == "image" and b.sub in ("image", "document:pdf"))
+        return False
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         ts = turns(messages, "tool", ctx.shape)
@@ -73,7 +135,9 @@ class Bedrock(Profile):
                         "bedrock.roles_not_alternating", B4, t.first, (), f"messages.{t.first}"
                     )
                 )
-            results = [it for it in t.items if it.block.kind == "result"]
+            results = [
+                it for it in t.items if it.block.kind == "result" and not it.block.missing_id
+            ]
             calls = [it for it in t.items if it.block.kind == "call"]
             has_tool_blocks = has_tool_blocks or bool(results or calls)
             for it in t.items:
@@ -88,14 +152,24 @@ class Bedrock(Profile):
                             f"messages.{it.msg}.content.{it.pos}",
                         )
                     )
-                if b.kind in ("call", "result"):
+                if b.missing_id:
+                    add(
+                        Violation(
+                            "bedrock.result_without_id",
+                            B_NO_ID.format(i=it.msg + 1, j=it.pos + 1),
+                            it.msg,
+                            (),
+                            f"messages.{it.msg}.content.{it.pos}.toolResult.toolUseId",
+                        )
+                    )
+                elif b.kind in ("call", "result"):
                     bid = pid(b)
                     if b.id is not None and not self.valid_id(bid):
                         kind = "toolUse" if b.kind == "call" else "toolResult"
                         add(
                             Violation(
                                 "bedrock.invalid_tool_use_id",
-                                B8.format(id=bid, i=it.msg, j=it.pos, kind=kind),
+                                self.invalid_id_text.format(id=bid, i=it.msg, j=it.pos, kind=kind),
                                 it.msg,
                                 (bid,),
                                 f"messages.{it.msg}.content.{it.pos}",
@@ -123,7 +197,10 @@ class Bedrock(Profile):
                             f"messages.{it.msg}.content.{it.pos}.toolResult",
                         )
                     )
-            if results and any(it.block.kind in ("text", "image") for it in t.items):
+            if results and any(
+                it.block.kind in ("text", "image") and not self._accepts_in_result_turn(it.block)
+                for it in t.items
+            ):
                 add(
                     Violation(
                         "bedrock.mixed_result_turn",
@@ -150,6 +227,22 @@ class Bedrock(Profile):
                             f"messages.{t.first}.content",
                         )
                     )
+            if (
+                calls
+                and self.calls_only
+                and t.role == "assistant"
+                and any(it.block.kind in ("text", "image") for it in t.items)
+                and not any(it.block.kind in ("thinking", "reasoning") for it in t.items)
+            ):
+                add(
+                    Violation(
+                        "bedrock.mixed_tool_use_turn",
+                        B3_USE.format(i=t.first),
+                        t.first,
+                        tuple(pid(it.block) for it in calls),
+                        f"messages.{t.first}.content",
+                    )
+                )
             if calls:
                 nxt = ts[k + 1] if k + 1 < len(ts) else None
                 got = (
@@ -160,7 +253,17 @@ class Bedrock(Profile):
                 missing = tuple(
                     dict.fromkeys(pid(it.block) for it in calls if pid(it.block) not in got)
                 )
-                if missing:
+                if missing and self.claude_words:
+                    add(
+                        Violation(
+                            "bedrock.missing_result",
+                            B1_CLAUDE.format(i=t.first, ids=", ".join(missing)),
+                            t.first,
+                            missing,
+                            f"messages.{t.first}",
+                        )
+                    )
+                elif missing:
                     at = nxt.first if nxt is not None else t.msgs[-1] + 1
                     add(
                         Violation(
@@ -178,3 +281,58 @@ class Bedrock(Profile):
             if v is not None:
                 add(Violation("bedrock." + v.code, v.message, v.index, v.ids, v.path))
         return out
+
+
+class _Claude3(Bedrock):
+    """Claude 3.x: result turns hold only results; text beside tool use is fine."""
+
+    calls_only = False
+    claude_words = True
+
+
+class _Claude4(Bedrock):
+    """Claude 4 and later: a result turn may also carry text and images (documents
+    other than PDF and video are still refused)."""
+
+    calls_only = False
+    claude_words = True
+    results_only = False
+    bridge_after_results = False
+    result_turn = "media"
+
+
+class _Nova(Bedrock):
+    """Nova: any content beside results, text beside tool use, and server tools whose
+    results sit in the assistant turn."""
+
+    calls_only = False
+    results_only = False
+    bridge_after_results = False
+    result_turn = "any"
+    inline_server_results = True
+    # The no-op checker would see Nova's inline server results as misplaced ones.
+    fast_path = False
+
+
+class _Llama(Bedrock):
+    """Llama: results alone, no text beside tool use (the strict set)."""
+
+
+class _Mistral(Bedrock):
+    """Mistral models: the strict set, and Mistral's own 9-character ids."""
+
+    id_pattern = Mistral.id_pattern
+    id_max = 9
+    invalid_id_text = M1
+    new_id = Mistral.new_id
+    # Stricter ids than the strict profile's no-op checker knows.
+    fast_path = False
+
+
+FAMILIES: dict[str, Profile] = {
+    "claude-3": _Claude3(),
+    "claude-4": _Claude4(),
+    "nova": _Nova(),
+    "llama": _Llama(),
+    "mistral": _Mistral(),
+}

@@ -4,9 +4,10 @@ and count: the content after a function-call turn answers every call in it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from toolpair._model import Message, Violation
-from toolpair._view import Item, pid, turns
+from toolpair._view import Item, Turn, pid, turns
 from toolpair.providers._base import Context, Profile
 from toolpair.providers.anthropic import current_loop
 
@@ -31,6 +32,14 @@ G6 = "GenerateContentRequest.contents[{i}].parts: contents.parts must not be emp
 
 class Gemini(Profile):
     name = "gemini"
+    #: The host's own wording for the rules whose text differs between hosts.
+    missing_signature_text: ClassVar[str] = G5
+    empty_parts_text: ClassVar[str] = G6
+    #: Gemini 3 (and 2.5 once it issued one): the first call of each step in the current
+    #: turn needs its thought signature, whatever the caller says.
+    signatures_required: ClassVar[bool] = False
+    #: Gemini 2.5: required only once the model issued a signature in this history.
+    signatures_once_issued: ClassVar[bool] = False
     first_not_call = True
     drop_empty = True
     # Consecutive turns of one role are rejected in practice (reference §9): merging
@@ -47,7 +56,7 @@ class Gemini(Profile):
                 add(
                     Violation(
                         "gemini.empty_parts",
-                        G6.format(i=m.index),
+                        self.empty_parts_text.format(i=m.index),
                         m.index,
                         (),
                         f"contents[{m.index}].parts",
@@ -100,22 +109,66 @@ class Gemini(Profile):
                         "gemini.unexpected_response", G1, t.first, ids, f"contents[{t.first}]"
                     )
                 )
-        if ctx.thought_signatures:
-            for t in current_loop(ts):
-                if t.role != "assistant":
-                    continue
-                for n, it in enumerate(it for it in t.items if it.block.kind == "call"):
-                    if n == 0 and not it.block.item_id:
-                        add(
-                            Violation(
-                                "gemini.missing_thought_signature",
-                                G5.format(name=it.block.name, n=it.msg),
-                                it.msg,
-                                (pid(it.block),),
-                                f"contents[{it.msg}]",
-                            )
-                        )
+        if self.signatures_due(messages, ctx):
+            for it in unsigned_steps(ts):
+                add(
+                    Violation(
+                        f"{self.name}.missing_thought_signature",
+                        self.missing_signature_text.format(name=it.block.name, n=it.msg),
+                        it.msg,
+                        (pid(it.block),),
+                        f"contents[{it.msg}]",
+                    )
+                )
         return out
+
+    def signatures_due(self, messages: Sequence[Message], ctx: Context) -> bool:
+        if ctx.thought_signatures or self.signatures_required:
+            return True
+        return self.signatures_once_issued and any(
+            b.kind == "call" and b.item_id for m in messages for b in m.blocks
+        )
+
+    def for_model(self, model: str) -> Profile:
+        from toolpair.providers._models import gemini_family
+
+        family = gemini_family(model)
+        return self if family is None else _specialised(type(self), family)
+
+
+def unsigned_steps(ts: Sequence[Turn]) -> list[Item]:
+    """The first call of each model step in the current turn, where it has no
+    signature (parallel calls: only the first part of a step carries one)."""
+    out = []
+    for t in current_loop(ts):
+        if t.role != "assistant":
+            continue
+        first = next((it for it in t.items if it.block.kind == "call"), None)
+        if first is not None and not first.block.item_id:
+            out.append(first)
+    return out
+
+
+_CACHE: dict[tuple[type, str], Profile] = {}
+
+
+def _specialised(base: type[Gemini], family: str) -> Profile:
+    """``base`` as a model family sees it (cached: a profile holds no state)."""
+    key = (base, family)
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
+    # The no-op checker does not read signatures: these families take the full path.
+    if family == "gemini-3":
+        attrs = {"signatures_required": True, "fast_path": False}
+        cls: type[Gemini] = type(base.__name__ + "3", (base,), attrs)
+    elif family == "gemini-2.5":
+        attrs = {"signatures_once_issued": True, "fast_path": False}
+        cls = type(base.__name__ + "25", (base,), attrs)
+    else:
+        raise ValueError(f"unknown Gemini family {family!r}")
+    prof = _CACHE[key] = cls()
+    return prof
 
 
 def _same_calls(calls: Sequence[Item], results: Sequence[Item]) -> bool:

@@ -12,6 +12,7 @@ from toolpair.providers._base import Context, Profile, digest
 from toolpair.providers.openai import tool_runs
 
 M1 = "Tool call id was {id} but must be a-z, A-Z, 0-9, with a length of 9."
+M7 = "Tool call id has to be defined."
 M2 = "Not the same number of function calls and responses"
 M3_UNEXPECTED = "Unexpected tool call id {id} in tool results"
 M3_DUP_RESULT = "Duplicate tool call id {id} in tool results"
@@ -137,7 +138,7 @@ class Mistral(Profile):
             j = k + 1
             results = []
             while j < len(ts) and ts[j].role != "assistant":
-                if ts[j].role == "tool":
+                if ts[j].role == "tool" and not ts[j].items[0].block.missing_id:
                     results.append(ts[j].items[0])
                 j += 1
             if len(results) != len(calls):
@@ -177,7 +178,10 @@ class Mistral(Profile):
                         )
                     got.add(rid)
         for t in ts:
-            if t.role == "tool":
+            if t.role == "tool" and t.items[0].block.missing_id:
+                at = t.items[0].msg
+                add(Violation("mistral.result_without_id", M7, at, (), f"messages.{at}"))
+            elif t.role == "tool":
                 rid = pid(t.items[0].block)
                 if t.items[0].block.id is not None and not self.valid_id(rid):
                     at = t.items[0].msg

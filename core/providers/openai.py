@@ -110,7 +110,9 @@ class OpenAIChat(Profile):
                 answered.add(j)
                 r = ts[j].items[0]
                 rid = pid(r.block)
-                if not calls:
+                if r.block.missing_id:
+                    add(_no_id(r.msg))
+                elif not calls:
                     add(
                         Violation(
                             "openai.unexpected_tool_message",
@@ -159,6 +161,9 @@ class OpenAIChat(Profile):
         for j, t in enumerate(ts):
             if t.role == "tool" and j not in answered:
                 r = t.items[0]
+                if r.block.missing_id:
+                    add(_no_id(r.msg))
+                    continue
                 add(
                     Violation(
                         "openai.unexpected_tool_message",
@@ -169,3 +174,11 @@ class OpenAIChat(Profile):
                     )
                 )
         return out
+
+
+# UNVERIFIED wording (OpenAI's text for a tool message without its id).
+O_NO_ID = "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'."
+
+
+def _no_id(at: int) -> Violation:
+    return Violation("openai.result_without_id", O_NO_ID, at, (), f"messages.[{at}].tool_call_id")

@@ -1,6 +1,6 @@
 """Portable: the canonical form valid on every provider at once, for histories that
-may fail over from one provider to another. Its rules are the union of all six; its
-layout takes the strictest choice of each."""
+may fail over from one provider to another. Its rules are the union of every profile's,
+hosts included; its layout takes the strictest choice of each."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from toolpair._model import Message, Violation
 from toolpair.providers._base import Context, Profile
 from toolpair.providers.anthropic import Anthropic
 from toolpair.providers.bedrock import Bedrock
+from toolpair.providers.deepseek import DeepSeek, DeepSeekResponses
 from toolpair.providers.gemini import Gemini
 from toolpair.providers.mistral import Mistral
 from toolpair.providers.openai import OpenAIChat
 from toolpair.providers.responses import Responses
+from toolpair.providers.vertex import Vertex
 
 MEMBERS: tuple[Profile, ...] = (
     Anthropic(),
@@ -22,6 +24,9 @@ MEMBERS: tuple[Profile, ...] = (
     Responses(),
     Gemini(),
     Mistral(),
+    Vertex(),
+    DeepSeek(),
+    DeepSeekResponses(),
 )
 
 
@@ -37,6 +42,10 @@ class Portable(Mistral):
     first_not_call = True
     drop_empty = True
     reasoning_adjacency = True
+    # Vertex refuses ids on Gemini function calls and responses.
+    ids_allowed = False
+    calls_only = True
+    fc_needs_reasoning = True
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         out: list[Violation] = []

@@ -7,12 +7,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from toolpair._model import Message, Violation
-from toolpair._view import flat, pid
+from toolpair._view import Item, flat, pid
 from toolpair.providers._base import Context, Profile
 
 R1 = "No tool output found for function call {id}."
 R2 = "No tool call found for function call output with call_id {id}."
 R3 = "Item '{id}' of type 'reasoning' was provided without its required following item."
+R3_CALL = "Item '{id}' of type 'function_call' was provided without its required 'reasoning' item."
+# UNVERIFIED: OpenAI's standard wording for a missing required field.
+R_NO_ID = "Missing required parameter: 'input[{i}].call_id'."
 R4 = "Duplicate item found with id {id}. Remove duplicate items from your input and try again."
 R5 = "Invalid 'input[{i}].id': '{id}'. Expected an ID that begins with 'fc'."
 R6 = (
@@ -33,7 +36,17 @@ R7 = (
 class Responses(Profile):
     name = "openai-responses"
     reasoning_adjacency = True
+    #: Reasoning models tie an ``fc_`` item to the reasoning item that produced it: the
+    #: call may not be sent with that id and without its reasoning (R3). Unknown models
+    #: count as reasoning models.
+    fc_needs_reasoning = True
     id_max = 64
+
+    def for_model(self, model: str) -> Profile:
+        m = model.lower().rsplit("/", 1)[-1]
+        if self.fc_needs_reasoning and m.startswith(("gpt-4", "gpt-3", "chatgpt-4o")):
+            return _non_reasoning(type(self))
+        return self
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         items = flat(messages)
@@ -62,6 +75,22 @@ class Responses(Profile):
                     )
                 item_ids.add(b.item_id)
             if b.kind == "call":
+                if (
+                    self.fc_needs_reasoning
+                    and b.sub == "function_call"
+                    and b.item_id is not None
+                    and ctx.previous_response_id is None
+                    and not _after_reasoning(items, n)
+                ):
+                    add(
+                        Violation(
+                            "openai-responses.call_without_reasoning",
+                            R3_CALL.format(id=b.item_id),
+                            it.msg,
+                            (b.item_id, pid(b)),
+                            "input",
+                        )
+                    )
                 cid = pid(b) if b.id is not None else "\x00" + (b.name or "")
                 calls.setdefault(cid, []).append(it.msg)
                 if (
@@ -98,6 +127,16 @@ class Responses(Profile):
                             f"input[{it.msg}].call_id",
                         )
                     )
+            elif b.kind == "result" and b.missing_id:
+                add(
+                    Violation(
+                        "openai-responses.result_without_id",
+                        R_NO_ID.format(i=it.msg),
+                        it.msg,
+                        (),
+                        f"input[{it.msg}].call_id",
+                    )
+                )
             elif b.kind == "result":
                 key = pid(b) if b.id is not None else "\x00" + (b.name or "")
                 if b.id is None and len(outputs.get(key, ())) >= len(calls.get(key, ())):
@@ -108,7 +147,7 @@ class Responses(Profile):
             elif b.kind == "reasoning":
                 nxt = items[n + 1] if n + 1 < len(items) else None
                 rid = b.item_id or ""
-                if nxt is None or nxt[0].block.kind == "reasoning" or nxt[1] != "assistant":
+                if nxt is None or not _produced(nxt):
                     add(
                         Violation(
                             "openai-responses.reasoning_without_following",
@@ -166,3 +205,33 @@ class Responses(Profile):
                         )
                     )
         return out
+
+
+def _produced(entry: tuple[Item, str]) -> bool:
+    """Whether an item can be the one a reasoning item produced: an assistant-side item,
+    not another reasoning item, and not an assistant message without an ``id`` (the
+    API ties the two by the item's id)."""
+    it, role = entry
+    b = it.block
+    if role != "assistant" or b.kind == "reasoning":
+        return False
+    return not (b.kind == "text" and b.item_id is None)
+
+
+def _after_reasoning(items: Sequence[tuple[Item, str]], n: int) -> bool:
+    """Whether the call at ``n`` is in the run of calls right after a reasoning item."""
+    k = n - 1
+    while k >= 0 and items[k][0].block.kind == "call":
+        k -= 1
+    return k >= 0 and items[k][0].block.kind == "reasoning"
+
+
+_NON_REASONING: dict[type, Profile] = {}
+
+
+def _non_reasoning(base: type[Responses]) -> Profile:
+    hit = _NON_REASONING.get(base)
+    if hit is None:
+        cls = type(base.__name__ + "NonReasoning", (base,), {"fc_needs_reasoning": False})
+        hit = _NON_REASONING[base] = cls()
+    return hit

@@ -95,6 +95,7 @@ def _assistant(parts: Sequence[tuple[str, ...]], fmt: str) -> list[Any]:
                 items.append(
                     {
                         "type": "message",
+                        "id": "msg_" + p[1],
                         "role": "assistant",
                         "content": [{"type": "output_text", "text": p[1]}],
                     }
@@ -423,10 +424,14 @@ def test_trim_first_ends_where_the_model_answers() -> None:
 
 def test_trim_with_provider_repairs_for_it() -> None:
     # A user turn right after the kept pinned first user: Bedrock wants alternation.
+    # Text beside tool use: a Claude model on Bedrock takes it.
+    claude = "anthropic.claude-sonnet-4-5-20250929-v1:0"
     h = render(loop(2)[:-1] + loop(2, ask="again", tag="ag"), "bedrock")
-    assert toolpair.validate(h, "bedrock") == []
-    r = toolpair.trim(h, 12, token_counter=one_each, keep_first_user=True, provider="bedrock")
-    assert toolpair.validate(r.messages, "bedrock") == []
+    assert toolpair.validate(h, "bedrock", model=claude) == []
+    r = toolpair.trim(
+        h, 12, token_counter=one_each, keep_first_user=True, provider="bedrock", model=claude
+    )
+    assert toolpair.validate(r.messages, "bedrock", model=claude) == []
     assert r.provider == "bedrock"
     assert_whole(r.messages, "bedrock")
 
@@ -675,7 +680,7 @@ def test_prune_tool_calls_before_last_messages(fmt: str) -> None:
     assert sum(f.kind == "pair_pruned" for f in r.fixes) == 3
     for p in toolpair.PROVIDERS:
         if not toolpair.validate(h, p, format=fmt):
-            if p not in ("bedrock", "gemini", "portable"):  # adjacent turns: provider= merges
+            if p not in ("bedrock", "gemini", "vertex", "portable"):  # provider= merges turns
                 assert toolpair.validate(r.messages, p, format=fmt) == [], p
             rp = toolpair.prune(h, tool_calls="before-last-2-messages", provider=p, format=fmt)
             assert toolpair.validate(rp.messages, p, format=fmt) == [], p

@@ -75,13 +75,6 @@ MALFORMED: list[tuple[str, Any, str, int | None, str]] = [
         "tool_calls[].id is missing",
     ),
     (
-        "openai tool message without tool_call_id",
-        [{"role": "user", "content": "q"}, {"role": "tool", "content": "x"}],
-        "openai",
-        1,
-        "tool_call_id is missing",
-    ),
-    (
         "openai content wrong type",
         [{"role": "user", "content": {"text": "q"}}],
         "openai",

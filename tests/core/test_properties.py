@@ -133,3 +133,56 @@ def test_repair_in_pieces_keeps_every_property(
         raise
     finally:
         _chunked.MIN_MESSAGES, _chunked._RUN = saved
+
+
+#: Model ids whose family has rules of its own, as users write them.
+MODELS = [
+    ("anthropic", "claude-sonnet-4-5"),
+    ("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    ("bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0"),
+    ("bedrock", "amazon.nova-pro-v1:0"),
+    ("bedrock", "meta.llama3-3-70b-instruct-v1:0"),
+    ("bedrock", "mistral.mistral-large-2407-v1:0"),
+    ("openai-responses", "gpt-4.1"),
+    ("openai-responses", "o3"),
+    ("gemini", "gemini-3-pro-preview"),
+    ("gemini", "gemini-2.5-flash"),
+    ("vertex", "gemini-3-flash"),
+    ("deepseek", "deepseek-reasoner"),
+    ("deepseek-responses", "deepseek-v4"),
+]
+
+
+@pytest.mark.parametrize(("provider", "model"), MODELS)
+@FUZZ
+@given(case=defective(), fmt=st.sampled_from(FORMATS), gemini_ids=st.booleans())
+def test_do_no_harm_for_every_model(
+    provider: str, model: str, case: Any, fmt: str, gemini_ids: bool
+) -> None:
+    # What a model accepts comes back as the very same messages; what it refuses is
+    # repaired for that model (or reported unrepaired), and a second repair is a no-op.
+    history = render(case[0], fmt, gemini_ids)
+    if not toolpair.validate(history, provider, model=model, format=fmt):
+        r = toolpair.repair(history, provider, model=model, format=fmt)
+        assert r.fixes == []
+        assert all(a is b for a, b in zip(r.messages, history, strict=True))
+        return
+    r = toolpair.repair(history, provider, model=model, format=fmt)
+    left = {v.code for v in toolpair.validate(r.messages, provider, model=model, format=fmt)}
+    assert left == {f.detail[1:].split("]")[0] for f in r.unrepaired}
+    again = toolpair.repair(r.messages, provider, model=model, format=fmt)
+    assert [f for f in again.fixes if f.kind != "unrepaired"] == []
+
+
+@pytest.mark.parametrize(("provider", "model"), MODELS)
+@FUZZ
+@given(case=defective(), fmt=st.sampled_from(FORMATS), repaired=st.booleans())
+def test_fast_path_never_hides_a_model_violation(
+    provider: str, model: str, case: Any, fmt: str, repaired: bool
+) -> None:
+    history = render(case[0], fmt)
+    if repaired:
+        history = toolpair.repair(history, provider, model=model, format=fmt).messages
+    p = parse(history, provider, fmt, {}, model)
+    if p.certainly_valid():
+        assert p.profile.rules(p.messages, p.ctx) == []

@@ -67,8 +67,9 @@ def fixed(history: Any, provider: str, **kw: Any) -> toolpair.Repaired:
     before = copy.deepcopy(history)
     result = toolpair.repair(history, provider, **kw)
     assert history == before, "repair mutated its input"
-    assert toolpair.validate(result.messages, provider) == []
-    again = toolpair.repair(result.messages, provider)
+    model = kw.get("model")
+    assert toolpair.validate(result.messages, provider, model=model) == []
+    again = toolpair.repair(result.messages, provider, model=model)
     assert again.fixes == [] and again.messages == result.messages
     msgs = again.messages if isinstance(again.messages, list) else again.messages["messages"]
     first = result.messages if isinstance(result.messages, list) else result.messages["messages"]
@@ -138,7 +139,7 @@ class TestDangling:
 
     def test_responses(self) -> None:
         h = [RU("q"), fc("call_1", "fc_1"), RU("never mind")]
-        r = fixed(h, "openai-responses")
+        r = fixed(h, "openai-responses", model="gpt-4.1")
         assert r.messages == [
             RU("q"),
             fc("call_1", "fc_1"),
@@ -538,6 +539,17 @@ def test_one_warning_per_repair_with_every_id(caplog: pytest.LogCaptureFixture) 
         assert i in records[0].getMessage()
 
 
+def test_the_warning_shortens_long_ids(caplog: pytest.LogCaptureFixture) -> None:
+    huge = "toolu_" + "x" * 1_000_000
+    h = [U("q"), A(tu(huge)), U("next")]
+    with caplog.at_level(logging.WARNING, logger="toolpair"):
+        r = toolpair.repair(h, "anthropic")
+    line = next(r.getMessage() for r in caplog.records if r.name == "toolpair")
+    assert len(line) < 300
+    assert "(1000006 chars)" in line and huge[:40] in line
+    assert huge in [i for f in r.fixes for i in f.ids]  # the report keeps it whole
+
+
 # Shapes 5-7 in the remaining formats: exact expected output -------------------------
 BRIDGE = BA(b_txt("Understood."))
 M_BRIDGE = {"role": "assistant", "content": "Understood."}
@@ -770,7 +782,7 @@ def test_framework_codecs_are_repaired_in_pieces_too(
 def test_a_malformed_message_in_a_piece_is_named_by_its_own_index() -> None:
     h = _long("anthropic")
     del h[102]  # a dangling call, so the exchange around 150 is repaired as a piece
-    h[150] = {"role": "user", "content": [{"type": "tool_result", "content": "no id"}]}
+    h[150] = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": 7}]}
     with pytest.raises(toolpair.InvalidHistory) as e:
         toolpair.repair(h, "anthropic")
     assert e.value.index == 150

@@ -589,10 +589,10 @@ CASES = [
     Case(
         "R1",
         "openai-responses",
-        [RU("q"), fc("call_1", "fc_1"), RU("next")],
-        [RU("q"), fc("call_1", "fc_1"), fco("call_1")],
+        [RU("q"), rs("rs_1"), fc("call_1", "fc_1"), RU("next")],
+        [RU("q"), rs("rs_1"), fc("call_1", "fc_1"), fco("call_1")],
         "openai-responses.missing_output",
-        1,
+        2,
         ("call_1",),
         "No tool output found for function call call_1.",
         "input",
@@ -626,6 +626,7 @@ CASES = [
         3,
         ("fc_1",),
         "Duplicate item found with id fc_1. Remove duplicate items from your input and try again.",
+        ctx={"model": "gpt-4.1"},
     ),
     Case(
         "R5",
@@ -652,8 +653,11 @@ CASES = [
     Case(
         "R7",
         "openai-responses",
-        {"store": False, "input": [RU("q"), rs("rs_1"), RA("hi")]},
-        {"store": False, "input": [RU("q"), rs("rs_1", encrypted_content="gAAA"), RA("hi")]},
+        {"store": False, "input": [RU("q"), rs("rs_1"), RA("hi", "msg_1")]},
+        {
+            "store": False,
+            "input": [RU("q"), rs("rs_1", encrypted_content="gAAA"), RA("hi", "msg_1")],
+        },
         "openai-responses.item_not_persisted",
         1,
         ("rs_1",),

@@ -108,12 +108,15 @@ def RU(text: str) -> Msg:
     return {"role": "user", "content": text}
 
 
-def RA(text: str) -> Msg:
-    return {
+def RA(text: str, id: str | None = None) -> Msg:
+    m: Msg = {
         "type": "message",
         "role": "assistant",
         "content": [{"type": "output_text", "text": text}],
     }
+    if id is not None:
+        m["id"] = id
+    return m
 
 
 # Gemini ------------------------------------------------------------------------------

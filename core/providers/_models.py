@@ -1,0 +1,63 @@
+"""Model ids as users write them, placed in the families whose rules differ
+(reference models §1-§5). An id that cannot be placed gives None: the caller keeps the
+API's strict profile, never a lenient one."""
+
+from __future__ import annotations
+
+import re
+
+#: Bedrock's cross-region inference prefixes.
+_GEO = ("us-gov.", "us.", "eu.", "apac.", "jp.", "au.", "ca.", "global.", "sa.", "amer.")
+_CLAUDE = re.compile(r"claude-(?:(?:instant|sonnet|opus|haiku|fable)-)?v?(\d+)")
+
+
+def bedrock_model(model: str) -> str | None:
+    """The foundation model id inside a Bedrock model id, inference profile or ARN
+    (``us.anthropic.claude-3-5-haiku-20241022-v1:0`` -> ``anthropic.claude-3-5-haiku-
+    20241022-v1:0``); None for an opaque ARN (an application inference profile, a
+    provisioned or custom model) that names no model."""
+    m = model.strip()
+    if m.startswith("arn:"):
+        _, _, rest = m.partition("/")
+        kind = m.split(":", 5)[-1].split("/", 1)[0]
+        if kind not in ("foundation-model", "inference-profile") or not rest:
+            return None
+        m = rest
+    low = m.lower()
+    for geo in _GEO:
+        if low.startswith(geo):
+            return m[len(geo) :]
+    return m
+
+
+def bedrock_family(model: str) -> str | None:
+    """``claude-3`` (Claude 3.x and older), ``claude-4`` (4 and later), ``nova``,
+    ``llama``, ``mistral``; None for any other or unplaceable id."""
+    found = bedrock_model(model)
+    if found is None or "." not in found:
+        return None
+    vendor, _, name = found.lower().partition(".")
+    if vendor == "anthropic":
+        m = _CLAUDE.match(name)
+        if m is None:
+            return None
+        return "claude-4" if int(m.group(1)) >= 4 else "claude-3"
+    if vendor == "amazon" and name.startswith("nova"):
+        return "nova"
+    if vendor == "meta" and name.startswith("llama"):
+        return "llama"
+    if vendor == "mistral":
+        return "mistral"
+    return None
+
+
+def gemini_family(model: str) -> str | None:
+    """``gemini-3`` (signatures required; not the image model, which is exempt),
+    ``gemini-2.5`` (required once issued); None otherwise. Accepts ``models/...``,
+    ``publishers/google/models/...`` and ``google/...`` forms."""
+    m = model.lower().rsplit("/", 1)[-1]
+    if m.startswith("gemini-3"):
+        return None if "image" in m else "gemini-3"
+    if m.startswith("gemini-2.5"):
+        return "gemini-2.5"
+    return None

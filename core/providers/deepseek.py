@@ -1,0 +1,157 @@
+"""DeepSeek's OpenAI-compatible endpoints (reference models §6): Chat Completions with
+OpenAI's rules plus thinking mode's ``reasoning_content``, and a Responses endpoint that
+pairs by place rather than by ``call_id`` alone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from toolpair._model import Message, Violation
+from toolpair._view import current_user_turn, flat, pid
+from toolpair.providers._base import Context, Profile
+from toolpair.providers.openai import OpenAIChat
+from toolpair.providers.responses import Responses
+
+D1 = (
+    "Missing `reasoning_content` field in the assistant message at message index {i}. For "
+    "more information, please refer to "
+    "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls"
+)
+D2 = "The `reasoning_content` in the thinking mode must be passed back to the API."
+DR1 = "No tool output found for tool call {id}."
+DR2 = "No tool call found for tool output with call_id {id}."
+
+
+class DeepSeek(OpenAIChat):
+    name = "deepseek"
+    reports_as: ClassVar[dict[str, str]] = {"openai.": "deepseek."}
+    #: The model thinks whatever the request says (deepseek-reasoner).
+    thinks: ClassVar[bool] = False
+    #: V4: every assistant turn passes its reasoning back, not only the current loop's.
+    reasoning_every_turn: ClassVar[bool] = False
+
+    def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
+        out = [_renamed(v, self.reports_as) for v in super().rules(messages, ctx)]
+        if not (ctx.thinking or self.thinks) or ctx.format != "openai":
+            # Only a wire body shows the field; a framework's formatter decides it.
+            return out
+        start = 0 if self.reasoning_every_turn else current_user_turn(messages)
+        for m in messages[start:]:
+            if m.role != "assistant" or not isinstance(m.native, dict):
+                continue
+            if "reasoning_content" in m.native:
+                continue
+            if self.reasoning_every_turn:
+                out.append(Violation("deepseek.reasoning_not_passed_back", D2, m.index, (), ""))
+            elif any(b.kind == "call" for b in m.blocks):
+                out.append(
+                    Violation(
+                        "deepseek.missing_reasoning_content",
+                        D1.format(i=m.index),
+                        m.index,
+                        tuple(pid(b) for b in m.blocks if b.kind == "call"),
+                        f"messages[{m.index}]",
+                    )
+                )
+        return out
+
+    def for_model(self, model: str) -> Profile:
+        m = model.lower().rsplit("/", 1)[-1]
+        if m.startswith("deepseek-v4"):
+            return _V4
+        if m.startswith("deepseek-reasoner"):
+            return _REASONER
+        return self
+
+
+class _DeepSeekReasoner(DeepSeek):
+    thinks = True
+
+
+class _DeepSeekV4(DeepSeek):
+    reasoning_every_turn = True
+
+
+_REASONER = _DeepSeekReasoner()
+_V4 = _DeepSeekV4()
+
+
+class DeepSeekResponses(Responses):
+    """Outputs must come right after the group of calls they answer (no pairing across
+    the input by ``call_id``), and reasoning items may be grouped before their calls,
+    the layout OpenAI refuses."""
+
+    name = "deepseek-responses"
+    reasoning_adjacency = False
+    fc_needs_reasoning = False
+    reports_as: ClassVar[dict[str, str]] = {"openai-responses.": "deepseek-responses."}
+    replaces = frozenset(
+        {
+            "openai-responses.missing_output",
+            "openai-responses.orphan_output",
+            "openai-responses.reasoning_without_following",
+        }
+    )
+
+    def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
+        out = [
+            _renamed(v, self.reports_as)
+            for v in super().rules(messages, ctx)
+            if v.code not in self.replaces
+        ]
+        add = out.append
+        items = flat(messages)
+        n = len(items)
+        k = 0
+        group: list[tuple[str, int]] = []  # (call id, index) of the calls before the outputs
+        leading = ctx.previous_response_id is not None
+        while k < n:
+            it, _role = items[k]
+            b = it.block
+            if b.kind in ("call", "reasoning"):
+                group = []
+                while k < n and items[k][0].block.kind in ("call", "reasoning"):
+                    c = items[k][0]
+                    if c.block.kind == "call":
+                        group.append((pid(c.block), c.msg))
+                    k += 1
+                answered: set[str] = set()
+                while k < n and items[k][0].block.kind == "result":
+                    r = items[k][0]
+                    rid = pid(r.block)
+                    if any(rid == cid for cid, _ in group) and rid not in answered:
+                        answered.add(rid)
+                    else:
+                        add(_orphan(rid, r.msg))
+                    k += 1
+                for cid, at in group:
+                    if cid not in answered:
+                        add(
+                            Violation(
+                                "deepseek-responses.missing_output",
+                                DR1.format(id=cid),
+                                at,
+                                (cid,),
+                                "input",
+                            )
+                        )
+                leading = False
+                continue
+            if b.kind == "result" and not leading:
+                add(_orphan(pid(b), it.msg))
+            elif b.kind != "result":
+                leading = False
+            k += 1
+        return out
+
+
+def _orphan(cid: str, at: int) -> Violation:
+    return Violation("deepseek-responses.orphan_output", DR2.format(id=cid), at, (cid,), "input")
+
+
+def _renamed(v: Violation, names: dict[str, str]) -> Violation:
+    for old, new in names.items():
+        if v.code.startswith(old):
+            return Violation(new + v.code[len(old) :], v.message, v.index, v.ids, v.path)
+    return v

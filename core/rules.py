@@ -1,0 +1,831 @@
+"""Every rule toolpair checks: its code, the provider's own text, how sure we are of it and
+where it was seen, and which models and hosts it applies to.
+
+The texts are the very constants the provider profiles report, so this table cannot say
+one thing while a profile says another; a test holds every code a profile can report to
+an entry here, and ``docs/rules.md`` to what `markdown` makes of it.
+
+    toolpair rules bedrock --model meta.llama3-3-70b-instruct-v1:0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from toolpair.providers import PROFILES, Profile, get_profile
+from toolpair.providers import anthropic as a
+from toolpair.providers import bedrock as b
+from toolpair.providers import deepseek as d
+from toolpair.providers import gemini as g
+from toolpair.providers import mistral as m
+from toolpair.providers import openai as o
+from toolpair.providers import responses as r
+from toolpair.providers import vertex as v
+
+Status = Literal["documented", "observed", "unverified"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One rule as one provider (or host) enforces it.
+
+    ``ref`` numbers the rule within its provider (A1, B3, R3...); ``text`` is the message
+    template the profile reports, with ``{i}``-style placeholders; ``status`` says
+    whether the provider documents it, it was observed in a real error, or the wording
+    is inferred; ``evidence`` names the public sources; ``applies`` says, in words,
+    for which models it holds, and ``when`` decides it for a profile.
+    """
+
+    code: str
+    ref: str
+    text: str
+    status: Status
+    evidence: str
+    applies: str = "every model"
+    when: Callable[[Profile], bool] | None = None
+
+    @property
+    def provider(self) -> str:
+        return self.code.split(".", 1)[0]
+
+
+def _is(name: str) -> Callable[[Profile], bool]:
+    return lambda p: p.name == name
+
+
+def _attr(name: str, value: object = True) -> Callable[[Profile], bool]:
+    return lambda p: getattr(p, name, None) == value
+
+
+A = "anthropic"
+RULES: tuple[Rule, ...] = (
+    # --- Anthropic Messages ---------------------------------------------------------
+    Rule(
+        "anthropic.missing_result",
+        "A1",
+        a.A1,
+        "documented",
+        "platform.claude.com handle-tool-calls; anthropics/claude-code#5989, #1237",
+    ),
+    Rule(
+        "anthropic.results_not_first",
+        "A2",
+        a.A1,
+        "documented",
+        "handle-tool-calls (results first); handling-stop-reasons",
+    ),
+    Rule(
+        "anthropic.content_after_tool_use",
+        "A2",
+        a.A1,
+        "observed",
+        "text after a tool_use is merged into the call turn; anthropics/claude-code#5989",
+    ),
+    Rule(
+        "anthropic.unexpected_result",
+        "A3",
+        a.A3,
+        "observed",
+        "anthropics/claude-code#13460, #12162, #18947",
+    ),
+    Rule(
+        "anthropic.result_without_id",
+        "A3",
+        a.A_NO_ID,
+        "unverified",
+        "schema error in the form of A6; no public copy of the exact text",
+    ),
+    Rule(
+        "anthropic.duplicate_tool_use_id",
+        "A4",
+        a.A4,
+        "observed",
+        "trycua/cua#524; anthropics/claude-code#20901",
+    ),
+    Rule(
+        "anthropic.duplicate_result",
+        "A5",
+        a.A5,
+        "observed",
+        "vectorize-io/hindsight#4250; OpenHands/software-agent-sdk#2114",
+    ),
+    Rule(
+        "anthropic.invalid_tool_use_id",
+        "A6",
+        a.A6,
+        "observed",
+        "RooCodeInc/Roo-Code#10649; tailcallhq/forgecode#1142 (length limit unverified)",
+    ),
+    Rule(
+        "anthropic.invalid_server_tool_use_id",
+        "A7",
+        a.A7,
+        "observed",
+        "ding113/claude-code-hub#470",
+    ),
+    Rule(
+        "anthropic.invalid_tool_name",
+        "A8",
+        a.A8_NAME,
+        "documented",
+        "implement-tool-use (name pattern); apify/tester-mcp-client#11",
+    ),
+    Rule(
+        "anthropic.duplicate_tool_name",
+        "A8",
+        a.A8_UNIQUE,
+        "observed",
+        "anthropics/claude-code#10687",
+    ),
+    Rule(
+        "anthropic.empty_error_result",
+        "A9",
+        a.A9,
+        "observed",
+        "bytedance/trae-agent#230; jlevy/markform#153",
+    ),
+    Rule(
+        "anthropic.empty_text",
+        "A10",
+        a.A10,
+        "observed",
+        "anthropics/claude-code#59812; run-llama/llama_index#17278",
+    ),
+    Rule(
+        "anthropic.empty_text",
+        "A10",
+        a.A10_BLANK,
+        "unverified",
+        "whitespace-only text alone in its message; home-assistant/core#175637",
+    ),
+    Rule(
+        "anthropic.trailing_whitespace",
+        "A10",
+        a.A10_TRAILING,
+        "observed",
+        "aliasrobotics/cai#182; tailcallhq/forgecode#1872",
+    ),
+    Rule(
+        "anthropic.server_tool_pending",
+        "S1",
+        a.S1,
+        "documented",
+        "handle-tool-calls (deferred server tools); handling-stop-reasons#tool-use",
+    ),
+    Rule(
+        "anthropic.unexpected_server_result",
+        "S4",
+        a.S4,
+        "observed",
+        "anthropics/claude-code#64383, #80439, #62577",
+    ),
+    Rule(
+        "anthropic.missing_toolset_name",
+        "T2",
+        a.T2,
+        "unverified",
+        "handle-tool-calls (toolset members echo toolset_name); no public copy of the 400",
+    ),
+    Rule(
+        "anthropic.thinking_not_first",
+        "H1",
+        a.H1,
+        "documented",
+        "extended-thinking; deepset-ai/haystack-core-integrations#2146; mastra-ai/mastra#7799",
+        "with thinking on",
+    ),
+    Rule(
+        "anthropic.thinking_disabled",
+        "H2",
+        a.H2,
+        "observed",
+        "tailcallhq/forgecode#1853",
+        "with thinking off",
+    ),
+    Rule(
+        "anthropic.invalid_signature",
+        "H3",
+        a.H3,
+        "observed",
+        "anthropics/claude-code#10627; anthropics/anthropic-sdk-python#1598",
+    ),
+    # --- Bedrock Converse -----------------------------------------------------------
+    Rule(
+        "bedrock.missing_result",
+        "B1",
+        b.B1,
+        "observed",
+        "agno-agi/agno#6698, #6242; camel-ai/camel#3954",
+        "models other than Claude",
+        lambda p: not getattr(p, "claude_words", False),
+    ),
+    Rule(
+        "bedrock.missing_result",
+        "B1",
+        b.B1_CLAUDE,
+        "observed",
+        "n8n-io/n8n#16987; BenedictKing/ccx#187 (the reason suffix, 2026)",
+        "Claude",
+        _attr("claude_words"),
+    ),
+    Rule(
+        "bedrock.too_many_results",
+        "B2",
+        b.B2,
+        "observed",
+        "pydantic/pydantic-ai#2327; Just-Curieous/Curie#16",
+    ),
+    Rule(
+        "bedrock.mixed_result_turn",
+        "B3",
+        b.B3,
+        "observed",
+        "BerriAI/litellm#6053 (Claude 3 Opus); langchain-ai/langchain-aws#141",
+        "without a model, Claude 3, Llama, Mistral; Claude 4 refuses only media other than "
+        "images and PDF; Nova never",
+        lambda p: getattr(p, "result_turn", "results") != "any",
+    ),
+    Rule(
+        "bedrock.mixed_tool_use_turn",
+        "B3",
+        b.B3_USE,
+        "observed",
+        "strands-agents/harness-sdk#1223 (Llama); langchain-ai/langchain-aws#1118",
+        "without a model, Llama, Mistral (a turn with reasoning is exempt)",
+        _attr("calls_only"),
+    ),
+    Rule(
+        "bedrock.roles_not_alternating",
+        "B4",
+        b.B4,
+        "observed",
+        "microsoft/semantic-kernel#10281; langchain-ai/langchain-aws#130",
+    ),
+    Rule(
+        "bedrock.first_not_user",
+        "B5",
+        b.B5,
+        "observed",
+        "langgenius/dify#12340; strands-agents/sdk-typescript#727",
+    ),
+    Rule(
+        "bedrock.missing_tool_config",
+        "B6",
+        b.B6,
+        "observed",
+        "langgenius/dify#17545, #16421",
+    ),
+    Rule(
+        "bedrock.empty_error_result",
+        "B7",
+        b.B7_ERROR,
+        "observed",
+        "aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15",
+    ),
+    Rule(
+        "bedrock.blank_text",
+        "B7",
+        b.B7_BLANK,
+        "observed",
+        "aws-samples/bedrock-engineer#8",
+    ),
+    Rule(
+        "bedrock.invalid_tool_use_id",
+        "B8",
+        b.B8,
+        "unverified",
+        "API_runtime_ToolUseBlock (pattern and length documented; the text is inferred)",
+        "models other than Mistral",
+        lambda p: p.id_max != 9,
+    ),
+    Rule(
+        "bedrock.invalid_tool_use_id",
+        "B8",
+        m.M1,
+        "observed",
+        "vercel/ai#11802 (ministral-3 refuses Bedrock's own tooluse_ ids)",
+        "Mistral",
+        lambda p: p.id_max == 9,
+    ),
+    Rule(
+        "bedrock.result_without_id",
+        "B8",
+        b.B_NO_ID,
+        "unverified",
+        "the AWS validation-error format (1-based member indices)",
+    ),
+    Rule(
+        "bedrock.duplicate_tool_use_id",
+        "B9",
+        b.B9,
+        "unverified",
+        "BerriAI/litellm#20049 (rejected; the text was never captured)",
+    ),
+    Rule(
+        "bedrock.thinking_not_first",
+        "B10",
+        b.B10 + a.H1,
+        "documented",
+        "AWS extended thinking with tool use; anomalyco/opencode#3077",
+        "Claude with thinking on",
+    ),
+    # --- OpenAI Chat Completions ----------------------------------------------------
+    Rule(
+        "openai.missing_result",
+        "O1",
+        o.O1,
+        "observed",
+        "BerriAI/litellm#10083; router-for-me/CLIProxyAPI#2798",
+    ),
+    Rule(
+        "openai.repeated_call_id",
+        "O1",
+        o.O1,
+        "unverified",
+        "one id on two calls leaves one unanswered; O1 is the closest confirmed text",
+    ),
+    Rule(
+        "openai.unexpected_tool_message",
+        "O2",
+        o.O2,
+        "observed",
+        "miurla/morphic#136; run-llama/llama_index#10493",
+    ),
+    Rule(
+        "openai.result_without_id",
+        "O2",
+        o.O_NO_ID,
+        "unverified",
+        "Groq words it as a missing property (hackclub/ai#22); OpenAI's text inferred",
+    ),
+    Rule(
+        "openai.unknown_tool_call_id",
+        "O3",
+        o.O3,
+        "observed",
+        "dapr/dapr-agents#145",
+    ),
+    Rule(
+        "openai.duplicate_result",
+        "O4",
+        o.O4,
+        "observed",
+        "agno-agi/agno#5116; anomalyco/opencode#1211",
+    ),
+    Rule(
+        "openai.id_too_long",
+        "O5",
+        o.O5,
+        "observed",
+        "Portkey-AI/gateway#1062; microsoft/autogen#6377",
+    ),
+    Rule(
+        "openai.empty_id",
+        "O5",
+        o.O5_EMPTY,
+        "unverified",
+        "OpenAI's standard wording for an empty string field",
+    ),
+    # --- OpenAI Responses -----------------------------------------------------------
+    Rule(
+        "openai-responses.missing_output",
+        "R1",
+        r.R1,
+        "observed",
+        "openai/openai-agents-python#673, #1061",
+    ),
+    Rule(
+        "openai-responses.orphan_output",
+        "R2",
+        r.R2,
+        "observed",
+        "pydantic/pydantic-ai#4887; agno-agi/agno#9372",
+        "without previous_response_id",
+    ),
+    Rule(
+        "openai-responses.result_without_id",
+        "R2",
+        r.R_NO_ID,
+        "unverified",
+        "OpenAI's standard wording for a missing required parameter",
+    ),
+    Rule(
+        "openai-responses.reasoning_without_following",
+        "R3",
+        r.R3,
+        "observed",
+        "mastra-ai/mastra#8738; openai/openai-agents-js#326 (an id-less message does not count)",
+    ),
+    Rule(
+        "openai-responses.call_without_reasoning",
+        "R3",
+        r.R3_CALL,
+        "observed",
+        "vercel/ai#7099; continuedev/continue#8933; cookbook reasoning_items",
+        "reasoning models (o-series, gpt-5 and unknown ids); not gpt-4o, gpt-4.1",
+        _attr("fc_needs_reasoning"),
+    ),
+    Rule(
+        "openai-responses.duplicate_item",
+        "R4",
+        r.R4,
+        "observed",
+        "vercel/ai#13307, #7883; earendil-works/pi#5147",
+    ),
+    Rule(
+        "openai-responses.bad_item_id",
+        "R5",
+        r.R5,
+        "observed",
+        "nodetool-ai/nodetool#4252; laravel/ai#1052",
+    ),
+    Rule(
+        "openai-responses.call_id_too_long",
+        "R6",
+        r.R6,
+        "observed",
+        "AnswerDotAI/fastllm#45; openai/codex#14355",
+    ),
+    Rule(
+        "openai-responses.empty_call_id",
+        "R6",
+        r.R6_EMPTY,
+        "unverified",
+        "OpenAI's standard wording for an empty string field",
+    ),
+    Rule(
+        "openai-responses.item_not_persisted",
+        "R7",
+        r.R7,
+        "observed",
+        "can1357/oh-my-pi#41; anomalyco/opencode#7724",
+        "with store set to false",
+    ),
+    # --- Gemini and Vertex AI -------------------------------------------------------
+    Rule(
+        "gemini.missing_response",
+        "G1",
+        g.G1,
+        "observed",
+        "langchain-ai/langchain#27799; GoogleCloudPlatform/generative-ai#368",
+    ),
+    Rule(
+        "gemini.unexpected_response",
+        "G1",
+        g.G1,
+        "observed",
+        "google-gemini/deprecated-generative-ai-js#267",
+    ),
+    Rule(
+        "gemini.response_count",
+        "G2",
+        g.G2,
+        "observed",
+        "google-gemini/gemini-cli#4217, #16415",
+    ),
+    Rule(
+        "gemini.call_turn_position",
+        "G3",
+        g.G3,
+        "observed",
+        "google-gemini/gemini-cli#11814, #26486",
+    ),
+    Rule(
+        "gemini.ends_with_call",
+        "G4",
+        g.G4,
+        "observed",
+        "songquanpeng/one-api#836 (an older text)",
+    ),
+    Rule(
+        "gemini.missing_thought_signature",
+        "G5",
+        g.G5,
+        "documented",
+        "ai.google.dev thought-signatures; 1jehuang/jcode#518",
+        "Gemini 3 (not the image model); Gemini 2.5 once it issued a signature; any model "
+        "with thought_signatures=True",
+        _is("gemini"),
+    ),
+    Rule(
+        "gemini.empty_parts",
+        "G6",
+        g.G6,
+        "observed",
+        "langchain-ai/langchain-google#1056",
+        "the Gemini API",
+        _is("gemini"),
+    ),
+    Rule(
+        "vertex.missing_thought_signature",
+        "G5",
+        v.V_SIGNATURE,
+        "observed",
+        "RooCodeInc/Roo-Code#9499; QwenLM/qwen-code#1187",
+        "Gemini 3 on Vertex AI (as G5)",
+        _is("vertex"),
+    ),
+    Rule(
+        "gemini.empty_parts",
+        "G6",
+        v.V_EMPTY,
+        "observed",
+        "envoyproxy/ai-gateway#2686 (the text past 'parts field' is unverified)",
+        "Vertex AI",
+        _is("vertex"),
+    ),
+    Rule(
+        "vertex.mixed_response_turn",
+        "V1",
+        v.V1,
+        "observed",
+        "Prism-Shadow/agenthub#189; envoyproxy/ai-gateway#2686 (Gemini 3.7 Flash on Vertex)",
+        "Vertex AI",
+    ),
+    Rule(
+        "vertex.unknown_id_field",
+        "V2",
+        v.V2,
+        "observed",
+        "pydantic/pydantic-ai#5081; vercel/ai#15664 (the v1 API)",
+        "Vertex AI, on a wire body",
+    ),
+    # --- Mistral --------------------------------------------------------------------
+    Rule(
+        "mistral.invalid_id",
+        "M1",
+        m.M1,
+        "documented",
+        "mistral-common validator.py; jackmpcollins/magentic#276",
+    ),
+    Rule(
+        "mistral.count_mismatch",
+        "M2",
+        m.M2,
+        "documented",
+        "mistral-common validator.py; mistralai/client-python#234",
+    ),
+    Rule(
+        "mistral.unexpected_id",
+        "M3",
+        m.M3_UNEXPECTED,
+        "documented",
+        "mistral-common MistralRequestValidatorV13",
+        "tokenizer 13 and later",
+    ),
+    Rule(
+        "mistral.duplicate_result",
+        "M3",
+        m.M3_DUP_RESULT,
+        "documented",
+        "mistral-common MistralRequestValidatorV13",
+        "tokenizer 13 and later",
+    ),
+    Rule(
+        "mistral.duplicate_call_id",
+        "M3",
+        m.M3_DUP_CALL,
+        "documented",
+        "mistral-common MistralRequestValidatorV13",
+        "tokenizer 13 and later",
+    ),
+    Rule(
+        "mistral.unexpected_role",
+        "M4",
+        m.M4,
+        "documented",
+        "mistral-common _validate_message_order; avante-corp/avante.nvim#2562",
+    ),
+    Rule(
+        "mistral.bad_last_role",
+        "M5",
+        m.M5,
+        "documented",
+        "mistral-common _validate_last_message; NEKOparapa/AiNiee#641",
+    ),
+    Rule(
+        "mistral.content_and_tool_calls",
+        "M6",
+        m.M6,
+        "documented",
+        "mistral-common _validate_assistant_message",
+        "tokenizers before 5",
+    ),
+    Rule(
+        "mistral.result_without_id",
+        "M7",
+        m.M7,
+        "documented",
+        "mistral-common validator.py (serving mode)",
+    ),
+    Rule(
+        "mistral.invalid_name",
+        "M7",
+        m.M7_NAME,
+        "documented",
+        "mistral-common validator.py",
+    ),
+    Rule(
+        "mistral.empty",
+        "M8",
+        m.M8_EMPTY,
+        "documented",
+        "mistral-common _validate_message_list_structure",
+    ),
+    Rule(
+        "mistral.bad_start",
+        "M8",
+        m.M8_START,
+        "documented",
+        "mistral-common _validate_message_list_structure",
+    ),
+    # --- DeepSeek -------------------------------------------------------------------
+    Rule(
+        "deepseek.missing_reasoning_content",
+        "D1",
+        d.D1,
+        "observed",
+        "continuedev/continue#10193 (V3.2)",
+        "thinking mode (deepseek-reasoner, or thinking on in the body), on a wire body",
+        _attr("reasoning_every_turn", False),
+    ),
+    Rule(
+        "deepseek.reasoning_not_passed_back",
+        "D2",
+        d.D2,
+        "observed",
+        "Zoo-Code-Org/Zoo-Code#201 (V4)",
+        "deepseek-v4 in thinking mode, every assistant turn, on a wire body",
+        _attr("reasoning_every_turn"),
+    ),
+    Rule(
+        "deepseek-responses.missing_output",
+        "D3",
+        d.DR1,
+        "observed",
+        "deepseek-ai/DeepSeek-V3#1588, #1611",
+    ),
+    Rule(
+        "deepseek-responses.orphan_output",
+        "D3",
+        d.DR2,
+        "observed",
+        "deepseek-ai/DeepSeek-V3#1588, #1611",
+    ),
+)
+
+
+def rules_for(provider: str, model: str | None = None) -> list[Rule]:
+    """The rules ``provider`` (with ``model``) holds a history to, each once, in the
+    order of `RULES`; a host reports a base API's rules under its own code where it
+    renames them. Portable: every member's."""
+    profile = get_profile(provider, model)
+    if provider == "portable":
+        from toolpair.providers.portable import MEMBERS
+
+        seen: dict[tuple[str, str], Rule] = {}
+        for member in MEMBERS:
+            for rule in rules_for(member.name, model if member.name == provider else None):
+                seen.setdefault((rule.code, rule.text), rule)
+        return list(seen.values())
+    # The profiles this one builds on, by name (a model family adds no name of its own).
+    bases = [vars(c)["name"] for c in type(profile).__mro__ if vars(c).get("name") in PROFILES]
+    out: list[Rule] = []
+    for rule in RULES:
+        if rule.provider not in bases or rule.code in profile.replaces:
+            continue
+        if rule.when is not None and not rule.when(profile):
+            continue
+        for old, new in profile.reports_as.items():
+            if rule.code.startswith(old):
+                rule = Rule(
+                    new + rule.code[len(old) :],
+                    rule.ref,
+                    rule.text,
+                    rule.status,
+                    rule.evidence,
+                    rule.applies,
+                    rule.when,
+                )
+        out.append(rule)
+    return out
+
+
+# --------------------------------------------------------------------------- the page
+
+_TITLES = {
+    "anthropic": "Anthropic Messages (also Claude on Vertex and Bedrock InvokeModel)",
+    "bedrock": "AWS Bedrock Converse",
+    "openai": "OpenAI Chat Completions",
+    "openai-responses": "OpenAI Responses",
+    "gemini": "Gemini API (generateContent)",
+    "mistral": "Mistral (La Plateforme and mistral-common)",
+    "vertex": "Gemini on Vertex AI (`vertex`)",
+    "deepseek": "DeepSeek Chat Completions (`deepseek`)",
+    "deepseek-responses": "DeepSeek Responses (`deepseek-responses`)",
+}
+
+#: Model ids the matrix shows, as users write them.
+_MATRIX: tuple[tuple[str, str | None], ...] = (
+    ("bedrock", None),
+    ("bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0"),
+    ("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    ("bedrock", "amazon.nova-pro-v1:0"),
+    ("bedrock", "meta.llama3-3-70b-instruct-v1:0"),
+    ("bedrock", "mistral.mistral-large-2407-v1:0"),
+    ("openai-responses", None),
+    ("openai-responses", "gpt-4.1"),
+    ("openai-responses", "o3"),
+    ("gemini", None),
+    ("gemini", "gemini-2.5-flash"),
+    ("gemini", "gemini-3-pro-preview"),
+    ("vertex", "gemini-3-flash"),
+    ("deepseek", "deepseek-reasoner"),
+    ("deepseek", "deepseek-v4"),
+    ("deepseek-responses", None),
+)
+
+
+def traits(p: Profile) -> str:
+    """What a profile asks of a history beyond pairing, in a few words."""
+    out = []
+    if p.name in ("bedrock", "vertex", "portable"):
+        out.append("results alone in their turn" if p.results_only else "text beside results")
+    if p.name in ("bedrock", "portable"):
+        out.append("no text beside tool use" if p.calls_only else "text beside tool use")
+    if getattr(p, "inline_server_results", False):
+        out.append("server tools answered in the assistant turn")
+    if getattr(p, "signatures_required", False):
+        out.append("thought signatures required")
+    elif getattr(p, "signatures_once_issued", False):
+        out.append("thought signatures required once issued")
+    if p.fc_needs_reasoning:
+        out.append("fc_ items need their reasoning")
+    elif p.name in ("openai-responses", "deepseek-responses"):
+        out.append("fc_ items stand alone")
+    if not p.reasoning_adjacency and p.name == "deepseek-responses":
+        out.append("outputs right after their calls; grouped reasoning accepted")
+    if getattr(p, "thinks", False):
+        out.append("always thinking")
+    if not p.ids_allowed:
+        out.append("no ids on the wire")
+    if p.id_max == 9:
+        out.append("9-character ids")
+    return ", ".join(out) or "-"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown() -> str:
+    """``docs/rules.md``: every rule by provider and host, and the model matrix."""
+    lines = [
+        "# Rule reference",
+        "",
+        "Generated from `toolpair.rules` (`toolpair rules --markdown`); a test keeps this page",
+        "and the code in step. Status: **documented** by the provider, **observed** in a real",
+        "error (the public report is named), or **unverified** (the rule is known, the exact",
+        "wording is inferred). Sources are GitHub `owner/repo#number` references unless named",
+        "otherwise. `toolpair rules PROVIDER --model MODEL` prints the rules for one model.",
+        "",
+        "## Model and host matrix",
+        "",
+        "What `model=` changes. Without a model (or with an id that cannot be placed) the",
+        "strictest rules of any model behind that API apply, so a repair is safe everywhere.",
+        "",
+        "| provider | model | how the model is held | rules that differ from the strict set |",
+        "|---|---|---|---|",
+    ]
+    for provider, model in _MATRIX:
+        strict = {(x.code, x.text) for x in rules_for(provider)}
+        mine = {(x.code, x.text) for x in rules_for(provider, model)}
+        dropped = sorted(c for c, _ in strict - mine if c not in {c2 for c2, _ in mine})
+        changed = sorted({c for c, _ in mine - strict} - set(dropped))
+        notes = []
+        if dropped:
+            notes.append("not checked: " + ", ".join(f"`{c}`" for c in dropped))
+        if changed:
+            notes.append("own wording or rule: " + ", ".join(f"`{c}`" for c in changed))
+        if model is None:
+            notes = ["the strict set"]
+        lines.append(
+            f"| `{provider}` | {f'`{model}`' if model else '(none)'} | "
+            f"{traits(get_profile(provider, model))} | {'; '.join(notes) or 'the same rules'} |"
+        )
+    for provider, title in _TITLES.items():
+        lines += ["", f"## {title}", "", "| ref | code | status | applies to | text | evidence |"]
+        lines.append("|---|---|---|---|---|---|")
+        for rule in RULES:
+            if rule.provider != provider:
+                continue
+            lines.append(
+                f"| {rule.ref} | `{rule.code}` | {rule.status} | {_cell(rule.applies)} | "
+                f"{_cell(rule.text)} | {_cell(rule.evidence)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["RULES", "Rule", "markdown", "rules_for", "traits"]
