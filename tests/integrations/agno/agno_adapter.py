@@ -10,23 +10,27 @@ from typing import Any
 
 from _agno_harness import MODELS, PROVIDERS, Capture, call, tools
 from agno.agent import Agent
+from agno.exceptions import ModelProviderError
 from agno.media import Image
 from agno.models.message import Message
 from hypothesis import strategies as st
 
-from toolpair._gen import Abs, chat_problems
-from toolpair.conformance import Adapter
+from toolpair._gen import Abs, abstract_history, chat_problems, defective
+from toolpair.conformance import Adapter, Unsendable, without_images
 from toolpair.integrations import agno as tp_agno
 from toolpair.integrations.agno import AgnoCodec
+from toolpair.integrations.agno._patch import _formatter_fixes, merge_converse_turns
 
 
-def _content(ts: list[str]) -> Any:
+def _content(ts: list[str], lists: bool = True) -> Any:
     if not ts:
         return None
-    return ts[0] if len(ts) == 1 else [{"type": "text", "text": t} for t in ts]
+    if len(ts) == 1 or not lists:
+        return "\n\n".join(ts)
+    return [{"type": "text", "text": t} for t in ts]
 
 
-def _user(m: Abs) -> list[Message]:
+def _user(m: Abs, lists: bool = True) -> list[Message]:
     """A user turn: its results as tool messages, the text and images between them as
     user messages, in order."""
     out: list[Message] = []
@@ -34,7 +38,7 @@ def _user(m: Abs) -> list[Message]:
     imgs: list[Image] = []
     for p in [*m.parts, ("end",)]:
         if p[0] in ("result", "end") and (ts or imgs):
-            out.append(Message(role="user", content=_content(ts), images=imgs or None))
+            out.append(Message(role="user", content=_content(ts, lists), images=imgs or None))
             ts, imgs = [], []
         if p[0] == "result":
             out.append(
@@ -55,7 +59,7 @@ def _user(m: Abs) -> list[Message]:
     return out
 
 
-def render(msgs: list[Abs]) -> list[Message]:
+def render(msgs: list[Abs], lists: bool = True) -> list[Message]:
     out: list[Message] = []
     for m in msgs:
         if m.role == "system":
@@ -66,13 +70,13 @@ def render(msgs: list[Abs]) -> list[Message]:
             out.append(
                 Message(
                     role="assistant",
-                    content=_content([p[1] for p in m.parts if p[0] == "text"]),
+                    content=_content([p[1] for p in m.parts if p[0] == "text"], lists),
                     tool_calls=calls or None,
                     reasoning_content="hm" if thinking else None,
                 )
             )
         else:
-            out.extend(_user(m))
+            out.extend(_user(m, lists))
     return out
 
 
@@ -228,8 +232,25 @@ def wire_body(provider: str, history: list[Message]) -> dict[str, Any]:
     """The request body a real agno agent run sends for ``history``."""
     cap = Capture()
     agent = Agent(model=MODELS[provider](cap), tools=tools(), telemetry=False)
-    agent.run(input=history)
+    try:
+        agent.run(input=history)
+    except ModelProviderError as e:
+        # An SDK's client-side validation refused the request agno built (an empty
+        # assistant message through agno 2.x's Bedrock formatter): nothing was sent.
+        if not cap.bodies:
+            raise Unsendable(str(e)) from e
+        raise
     return cap.last
+
+
+#: The model id each `_agno_harness` model class targets.
+MODEL_IDS = {
+    "anthropic": "claude-sonnet-4-5",
+    "openai": "gpt-4o",
+    "openai-responses": "gpt-4o",
+    "gemini": "gemini-2.5-flash",
+    "bedrock": "anthropic.claude-3-5-sonnet-20240620-v1:0",
+}
 
 
 class AgnoAdapter(Adapter):
@@ -249,6 +270,9 @@ class AgnoAdapter(Adapter):
     def build(self, history: list[Any]) -> list[Message]:
         return render(history)
 
+    def model(self, provider: str) -> str | None:
+        return MODEL_IDS.get(provider)
+
     def send(self, messages: Sequence[Any], provider: str) -> Any:
         # The formatter as agno ships it: a patch left on by another test would repair
         # the request before it is captured.
@@ -256,17 +280,42 @@ class AgnoAdapter(Adapter):
         return wire_body(provider, list(messages))
 
     def wire_histories(self) -> Any:
-        return st.one_of(agent_histories(), super().wire_histories())
+        # Several texts of one message are joined into one string here: agno's older
+        # Bedrock formatter passes list content through to Converse as it is.
+        built = defective().map(lambda d: render(without_images(d[0]), lists=False))
+        return st.one_of(agent_histories(), built)
+
+    def valid_histories(self) -> Any:
+        return abstract_history().map(lambda h: render(without_images(h), lists=False))
+
+    def send_repaired(self, messages: Sequence[Any], provider: str) -> Any:
+        # The patch is how an application puts toolpair in agno's path: it repairs the
+        # history and also undoes the formatters' own mangling (`_formatter_fixes`,
+        # Bedrock's unmerged same-role turns), which the codec cannot see.
+        with tp_agno.patched():
+            return wire_body(provider, list(messages))
 
     def comparable(self, messages: Sequence[Any], provider: str) -> bool:
-        if provider != "openai-responses":
-            return True
-        # agno derives a function_call's item id from its call_id, so a call_id reused
-        # in a later turn gives two items the same id, which the Responses API rejects;
-        # the codec reads the reuse as valid (an output pairs with any earlier call).
-        # Not comparable until the codec has repair rename reused ids there.
-        ids = [c.get("id") for m in messages for c in m.tool_calls or []]
-        return len(ids) == len(set(ids))
+        # Shapes an unpatched formatter mangles into another request than the codec
+        # reads (what the patch corrects) say nothing about the verdicts.
+        if _formatter_fixes(list(messages), provider) != list(messages):
+            return False
+        if provider == "bedrock":
+            tp_agno.unpatch()
+            try:
+                turns = wire_body(provider, list(messages))["messages"]
+            except Unsendable:
+                return False
+            return merge_converse_turns(turns) == turns
+        if provider == "openai-responses":
+            # agno derives a function_call's item id from its call_id, so a call_id
+            # reused in a later turn gives two items the same id, which the Responses
+            # API rejects; the codec reads the reuse as valid (an output pairs with any
+            # earlier call), and repair leaves it. Not comparable until the codec has
+            # repair rename reused ids there.
+            ids = [c.get("id") for m in messages for c in m.tool_calls or []]
+            return len(ids) == len(set(ids))
+        return True
 
     def perturb(self, draw: Any, messages: list[Any]) -> list[Any]:
         return draw(perturbed(messages))

@@ -210,6 +210,10 @@ class LlamaIndexAdapter(Adapter):
     def build(self, history: list[Any]) -> list[ChatMessage]:
         return render(history)
 
+    def model(self, provider: str) -> str | None:
+        # The models `li_wire`'s LLMs are made with.
+        return {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4o"}.get(provider)
+
     def send(self, messages: Sequence[Any], provider: str) -> Any:
         return _sent(provider, list(messages))
 
