@@ -156,6 +156,8 @@ class Adapter:
     #: The integration module whose hooks (``poisoned_history``, ``load_dump``,
     #: ``dump_messages``) the suite checks; None leaves those properties out.
     integration: str | None = None
+    #: Provider -> the model id the formatter targets (see `model`).
+    models: Mapping[str, str] = {}
     #: The provider profiles the repair and compaction properties run on.
     providers: Sequence[str] = PROVIDERS
     #: The provider profiles the compaction properties run on (compaction splits or
@@ -191,8 +193,8 @@ class Adapter:
 
     def model(self, provider: str) -> str | None:
         """The model id the formatter for ``provider`` targets, as the user writes it
-        (passed as ``model=`` to validate and repair)."""
-        return None
+        (passed as ``model=`` to validate and repair); by default from `models`."""
+        return self.models.get(provider)
 
     def send(self, messages: Sequence[Any], provider: str) -> Any:
         """Hand ``messages`` to the framework's real formatter for ``provider`` (its

@@ -256,6 +256,7 @@ MODEL_IDS = {
 class AgnoAdapter(Adapter):
     name = "agno"
     integration = "toolpair.integrations.agno"
+    models = MODEL_IDS
     wire_providers = PROVIDERS
     # Gemini's wire has no ids, only counts: a mispaired batch of the right size is
     # accepted there, so only "valid here implies valid there" holds.
@@ -269,9 +270,6 @@ class AgnoAdapter(Adapter):
 
     def build(self, history: list[Any]) -> list[Message]:
         return render(history)
-
-    def model(self, provider: str) -> str | None:
-        return MODEL_IDS.get(provider)
 
     def send(self, messages: Sequence[Any], provider: str) -> Any:
         # The formatter as agno ships it: a patch left on by another test would repair

@@ -130,6 +130,7 @@ def mostly_valid(draw: Any) -> list[BaseMessage]:
 class LangChainAdapter(Adapter):
     name = "langchain"
     integration = "toolpair.integrations.langchain"
+    models = MODEL_IDS
     wire_providers = tuple(sorted(MODELS))
     foreign_dumps = (
         [{"kind": "request", "parts": []}],
@@ -141,9 +142,6 @@ class LangChainAdapter(Adapter):
 
     def build(self, history: list[Any]) -> list[BaseMessage]:
         return render(history)
-
-    def model(self, provider: str) -> str | None:
-        return MODEL_IDS.get(provider)
 
     def send(self, messages: Sequence[Any], provider: str) -> Any:
         wire = Wire()

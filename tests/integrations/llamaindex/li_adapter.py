@@ -198,10 +198,15 @@ def _sent(provider: str, history: list[ChatMessage]) -> dict[str, Any]:
     return body
 
 
+#: The models `li_wire`'s LLMs are made with.
+MODEL_IDS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4o"}
+
+
 class LlamaIndexAdapter(Adapter):
     name = "llamaindex"
     integration = "toolpair.integrations.llamaindex"
     wire_providers = tuple(sorted(_LLMS))
+    models = MODEL_IDS
     fast_providers = FAST_PATH
 
     def codec(self, provider: str) -> LlamaIndexCodec:
@@ -209,10 +214,6 @@ class LlamaIndexAdapter(Adapter):
 
     def build(self, history: list[Any]) -> list[ChatMessage]:
         return render(history)
-
-    def model(self, provider: str) -> str | None:
-        # The models `li_wire`'s LLMs are made with.
-        return {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4o"}.get(provider)
 
     def send(self, messages: Sequence[Any], provider: str) -> Any:
         return _sent(provider, list(messages))

@@ -347,6 +347,7 @@ MODEL_IDS = {
 class PydanticAIAdapter(Adapter):
     name = "pydantic-ai"
     integration = "toolpair.integrations.pydantic_ai"
+    models = MODEL_IDS
     wire_providers = tuple(sorted(WIRE_MODELS))
     #: The providers the codec has a checker for.
     fast_providers = ("anthropic", "openai", "portable")
@@ -357,9 +358,6 @@ class PydanticAIAdapter(Adapter):
 
     def build(self, history: list[Any]) -> list[ModelMessage]:
         return render(history)
-
-    def model(self, provider: str) -> str | None:
-        return MODEL_IDS.get(provider)
 
     def send(self, messages: Sequence[Any], provider: str) -> Any:
         # `direct.model_request` maps the history as stored (none of pydantic-ai's own
