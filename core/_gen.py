@@ -591,6 +591,11 @@ def answers_a_call(k: str, calls: Any, results: Any, provider: str) -> bool:
     return bool(calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k])
 
 
+#: Host profiles -> the provider whose pairing they share, for the independent checkers
+#: (DeepSeek's Responses endpoint wants outputs right after their calls, as chat does).
+HOSTED_ON = {"vertex": "gemini", "deepseek": "openai", "deepseek-responses": "openai"}
+
+
 def chat_problems(
     history: Sequence[Any],
     provider: str,
@@ -610,6 +615,7 @@ def chat_problems(
     (after the run of assistant messages, for Anthropic)."""
     from collections import Counter
 
+    provider = HOSTED_ON.get(provider, provider)
     problems = []
     calls: Counter[str] = Counter()
     results: Counter[str] = Counter()

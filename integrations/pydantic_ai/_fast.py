@@ -264,8 +264,8 @@ def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool 
 def portable(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     """Valid on all six at once, in the one shape that is: requests and responses
     alternate from a request to a request; a response's calls (ids of nine
-    alphanumerics, unique, after any text) are answered by the next request and
-    nothing else is in it.
+    alphanumerics, unique, after any text, and text beside them only with thinking)
+    are answered by the next request and nothing else is in it.
 
     A fragment that is not first follows a request, so it starts with a response; one
     that is not last ends with a request anyway, as a fragment ends before a response
@@ -316,6 +316,7 @@ def portable(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> boo
             want = response
         else:
             calls: set[str] | None = None
+            said = thinks = False
             for p in parts:
                 k = p.part_kind
                 if k == "tool-call":
@@ -334,10 +335,15 @@ def portable(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> boo
                     t = p.content
                     if calls is not None or type(t) is not str or not t or t.isspace():
                         return None
+                    said = True
                 elif k == "thinking":
-                    thought = True
+                    thought = thinks = True
                 else:
                     return None
+            if said and calls is not None and not thinks:
+                # Bedrock's strict profile: no text beside tool use (reasoning in the
+                # turn says Claude, which takes it).
+                return None
             pending = calls
             want = request
     if want is not response:

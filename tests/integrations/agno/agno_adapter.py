@@ -81,7 +81,7 @@ def render(msgs: list[Abs], lists: bool = True) -> list[Message]:
 
 
 #: Providers whose formatter lifts system messages out of the turn list.
-HOISTED = ("anthropic", "bedrock", "gemini")
+HOISTED = ("anthropic", "bedrock", "gemini", "vertex")
 
 
 def _not_sent(m: Message, provider: str) -> bool:
@@ -232,14 +232,17 @@ def wire_body(provider: str, history: list[Message]) -> dict[str, Any]:
     """The request body a real agno agent run sends for ``history``."""
     cap = Capture()
     agent = Agent(model=MODELS[provider](cap), tools=tools(), telemetry=False)
+    # An SDK's client-side validation may refuse the request agno built (an empty
+    # assistant message through the Bedrock formatter): then nothing is sent, and agno
+    # raises (2.x) or logs the error and returns (3.x).
     try:
         agent.run(input=history)
     except ModelProviderError as e:
-        # An SDK's client-side validation refused the request agno built (an empty
-        # assistant message through agno 2.x's Bedrock formatter): nothing was sent.
         if not cap.bodies:
             raise Unsendable(str(e)) from e
         raise
+    if not cap.bodies:
+        raise Unsendable("the agent run sent no request")
     return cap.last
 
 

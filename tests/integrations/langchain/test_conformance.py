@@ -16,7 +16,7 @@ from toolpair.integrations.langchain import LangChainCodec, repair_messages
 from toolpair.testing import Adapter, Conformance
 
 #: Providers whose converter lifts system messages out of the turn list.
-HOISTED = ("anthropic", "bedrock", "gemini")
+HOISTED = ("anthropic", "bedrock", "gemini", "vertex")
 #: The model each `lc_wire` chat model targets.
 MODEL_IDS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4o-mini"}
 MODEL_IDS["openai-responses"] = MODEL_IDS["openai"]

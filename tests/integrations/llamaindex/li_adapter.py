@@ -104,7 +104,7 @@ def _result_id(m: ChatMessage) -> str:
 
 
 #: Providers whose converter lifts system messages out of the turn list.
-HOISTED = ("anthropic", "bedrock", "gemini")
+HOISTED = ("anthropic", "bedrock", "gemini", "vertex")
 
 
 def _not_sent(m: ChatMessage, provider: str) -> bool:

@@ -33,6 +33,7 @@ from pydantic_ai.messages import (
 )
 
 from toolpair._gen import (
+    HOSTED_ON,
     Abs,
     answers_a_call,
     blank_one_id,
@@ -92,7 +93,7 @@ def _results(m: ModelRequest) -> list[str]:
 
 
 #: Providers whose wire format lifts system prompts out of the turn list.
-HOISTED = ("anthropic", "bedrock", "gemini")
+HOISTED = ("anthropic", "bedrock", "gemini", "vertex")
 
 
 def _not_sent(m: ModelMessage, provider: str) -> bool:
@@ -129,7 +130,8 @@ def simple_problems(history: list[ModelMessage], provider: str) -> list[str]:
     """Written without the codec: every call is answered exactly once after it and no
     result answers nothing; except on the Responses API (a flat item list, where an
     output only has to follow its call), a response's calls are answered right after
-    it (`_answers_after`)."""
+    it (`_answers_after`). A host profile is read as the API it is hosted on."""
+    provider = HOSTED_ON.get(provider, provider)
     problems = []
     calls: Counter[str] = Counter()
     results: Counter[str] = Counter()
