@@ -45,3 +45,21 @@ class TestAnthropicMessages(Conformance):
 
 class TestOpenAIChat(Conformance):
     adapter = WireAdapter("openai", "openai")
+
+
+def test_importing_the_suite_imports_no_test_runner_or_framework() -> None:
+    # A third party imports the suite from its own test modules: it pulls in neither
+    # hypothesis, pytest nor a framework before a property runs. (The plugin module
+    # that exposes it defines its fixtures with pytest where pytest is installed.)
+    import subprocess
+    import sys
+
+    names = ("hypothesis", "pytest", "langchain_core", "pydantic_ai", "agno", "llama_index")
+    for module, allowed in (("toolpair.conformance", ()), ("toolpair.testing", ("pytest",))):
+        code = (
+            f"import sys, {module}; "
+            f"print(sorted(m for m in {names!r} if m in sys.modules and m not in {allowed!r}))"
+        )
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.strip() == "[]", module
