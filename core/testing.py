@@ -22,6 +22,11 @@ that provides these fixtures:
     integration offers no ``poisoned_history()``) is skipped. Nothing is imported until
     the fixture runs.
 
+The conformance suite every integration runs (`Adapter`, `Conformance`, from
+`toolpair.conformance`) is importable from here too: a framework author, or an
+application with its own message types, holds its formatter to the same contract by
+subclassing `Conformance` with an adapter of its own.
+
 Importing this module imports neither pytest nor any framework, so `assert_valid` works
 in any test runner.
 """
@@ -37,9 +42,18 @@ from typing import Any
 from toolpair import _api
 from toolpair._model import Codec, InvalidHistory, Violation
 from toolpair.cli import DEMOS, load_demo, render_turns
+from toolpair.conformance import Adapter, Conformance
 from toolpair.formats import LIST_KEYS
 
-__all__ = ["FRAMEWORK_MODULES", "Poisoned", "assert_valid", "format_violations", "poisoned"]
+__all__ = [
+    "FRAMEWORK_MODULES",
+    "Adapter",
+    "Conformance",
+    "Poisoned",
+    "assert_valid",
+    "format_violations",
+    "poisoned",
+]
 
 #: Framework name -> its integration module. An integration may expose
 #: ``poisoned_history() -> (messages, codec)``: the canonical poisoned history in the

@@ -19,7 +19,9 @@ from toolpair.formats._common import (
     stringify,
 )
 
-_ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
+# Claude Code 2.1 sends system-role messages inside ``messages``; they pair with nothing
+# and are read as system messages (the rules leave them out of the turns).
+_ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant", "system": "system"}
 
 #: Server tool result types end in ``_tool_result`` (web_search_tool_result,
 #: code_execution_tool_result, advisor_tool_result...); mcp_tool_result pairs with

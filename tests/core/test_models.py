@@ -653,3 +653,12 @@ def test_text_beside_calls_split_past_a_system_item_and_idempotent() -> None:
     r = toolpair.repair(h, "portable")
     assert toolpair.validate(r.messages, "portable") == []
     assert toolpair.repair(r.messages, "portable").fixes == []
+
+
+def test_anthropic_system_role_message_passes_through() -> None:
+    # Claude Code 2.1 puts system-role messages inside ``messages``.
+    note = {"role": "system", "content": "note"}
+    h = [U("q"), note, A(tu("toolu_1")), U(tr("toolu_1"))]
+    assert toolpair.validate(h, "anthropic") == []
+    r = toolpair.repair([U("q"), note, A(tu("toolu_1")), U("hi")], "anthropic")
+    assert r.messages[1] is note and [f.kind for f in r.fixes] == ["synthetic_result"]

@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gen import FORMATS, PROVIDERS, check_repair_properties, defective, render, simple_problems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
@@ -23,6 +22,14 @@ import toolpair
 from toolpair import _chunked, _fast
 from toolpair._api import parse
 from toolpair._fast import CHECKERS
+from toolpair._gen import (
+    FORMATS,
+    PROVIDERS,
+    check_repair_properties,
+    defective,
+    render,
+    simple_problems,
+)
 
 EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "60"))
 SAVE = os.environ.get("TOOLPAIR_FUZZ_SAVE")
@@ -66,7 +73,7 @@ def test_repair_properties(provider: str, case: Any, fmt: str, gemini_ids: bool)
 @FUZZ
 @given(case=defective(), fmt=st.sampled_from(FORMATS))
 def test_valid_histories_come_back_unchanged(provider: str, case: Any, fmt: str) -> None:
-    # 6. validate and repair agree: no violations means the very same messages back.
+    # Validate and repair agree: no violations means the very same messages back.
     history = render(case[0], fmt)
     if toolpair.validate(history, provider, format=fmt):
         history = toolpair.repair(history, provider, format=fmt).messages

@@ -1,10 +1,10 @@
 """The agno no-op checker (`AgnoCodec.certainly_valid`) on the shapes it is about.
 
-test_reliability.py holds it to "never says valid where the full rules find something"
-over generated histories; these examples pin that a realistic valid history really
-takes the fast path (nothing is decoded, the very same objects come back) and that
-every hazard sends the history down the full path, with the full rules' verdict beside
-each one.
+The conformance suite (test_conformance.py) holds it to "never says valid where the full
+rules find something" over generated histories; these examples pin that a realistic
+valid history really takes the fast path (nothing is decoded, the very same objects
+come back) and that every hazard sends the history down the full path, with the full
+rules' verdict beside each one.
 """
 
 from __future__ import annotations

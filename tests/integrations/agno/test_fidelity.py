@@ -11,9 +11,9 @@ import pytest
 from _agno_harness import MODELS, PROVIDERS, Capture, tools
 from agno.agent import Agent
 from agno.models.message import Message
+from agno_adapter import agent_histories as histories
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_agno_property import histories
 
 import toolpair
 from toolpair.integrations import agno as tp_agno

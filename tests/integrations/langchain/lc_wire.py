@@ -6,7 +6,6 @@ is replaced, by one that records the JSON body and answers with a minimal valid 
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -17,69 +16,11 @@ from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 
+from toolpair.conformance import anthropic_reply, chat_reply, responses_reply, sdk_http
+
 # The anthropic SDK moved from httpx to httpx2 (2.x); its transports and requests are
 # those of whichever HTTP package its own base client imports.
-_base_client = importlib.import_module("anthropic._base_client")
-ANTHROPIC_HTTP: Any = getattr(_base_client, "httpx2", None) or _base_client.httpx
-
-
-def _anthropic_reply(body: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": body["model"],
-        "content": [{"type": "text", "text": "ok"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 3, "output_tokens": 1},
-    }
-
-
-def _chat_reply(body: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": body["model"],
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": "ok"},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 3, "completion_tokens": 1, "total_tokens": 4},
-    }
-
-
-def _responses_reply(body: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "resp_1",
-        "object": "response",
-        "created_at": 0,
-        "model": body["model"],
-        "status": "completed",
-        "output": [
-            {
-                "type": "message",
-                "id": "msg_1",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-            }
-        ],
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-        "usage": {
-            "input_tokens": 3,
-            "output_tokens": 1,
-            "total_tokens": 4,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens_details": {"reasoning_tokens": 0},
-        },
-    }
+ANTHROPIC_HTTP: Any = sdk_http("anthropic")
 
 
 class Wire:
@@ -97,7 +38,7 @@ class Wire:
 
     def anthropic(self, **kwargs: Any) -> ChatAnthropic:
         def handler(request: Any) -> Any:
-            return ANTHROPIC_HTTP.Response(200, json=_anthropic_reply(self._record(request)))
+            return ANTHROPIC_HTTP.Response(200, json=anthropic_reply(self._record(request)))
 
         model = ChatAnthropic(model="claude-sonnet-4-5", api_key="x", max_retries=0, **kwargs)
         http_client = anthropic.DefaultHttpxClient(transport=ANTHROPIC_HTTP.MockTransport(handler))
@@ -109,7 +50,7 @@ class Wire:
     def openai(self, *, responses: bool = False, **kwargs: Any) -> ChatOpenAI:
         def handler(request: httpx.Request) -> httpx.Response:
             body = self._record(request)
-            reply = _responses_reply(body) if responses else _chat_reply(body)
+            reply = responses_reply(body) if responses else chat_reply(body)
             return httpx.Response(200, json=reply)
 
         return ChatOpenAI(

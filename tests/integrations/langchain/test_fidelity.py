@@ -11,13 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import assume, given
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
 from lc_wire import MODELS, Wire, ai, human, tool
-from test_property import PROPERTY, histories, mostly_valid
+from test_conformance import histories, mostly_valid
 
 import toolpair
 from toolpair.integrations.langchain import (
@@ -25,6 +25,16 @@ from toolpair.integrations.langchain import (
     provider_for,
     repair_report,
     validate_messages,
+)
+
+PROPERTY = settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+    ],
 )
 
 # --- the model id and the host ------------------------------------------------------

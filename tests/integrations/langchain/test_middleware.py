@@ -80,8 +80,6 @@ def test_valid_state_is_passed_through_untouched() -> None:
 
 
 def test_real_anthropic_model_gets_a_valid_body(wire: Wire) -> None:
-    if not hasattr(toolpair, "units"):
-        pytest.skip("trimming needs toolpair.units (core compaction, issue 4)")
     model = wire.anthropic()
     middleware = ToolpairMiddleware(trim={"max_tokens": 3, "token_counter": len})
     agent = create_agent(model, tools=[weather], system_prompt="be brief", middleware=[middleware])

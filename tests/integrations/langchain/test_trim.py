@@ -25,10 +25,6 @@ from lc_wire import ai, human, tool
 import toolpair
 from toolpair.integrations.langchain import trim_messages, validate_messages
 
-pytestmark = pytest.mark.skipif(
-    not hasattr(toolpair, "units"), reason="needs toolpair.units (core compaction, issue 4)"
-)
-
 HIST = [
     SystemMessage("sys"),
     HumanMessage("what's the weather in SF and NYC?"),

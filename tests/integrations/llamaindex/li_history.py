@@ -12,6 +12,12 @@ from toolpair.integrations.llamaindex._codec import call_block_type
 
 ToolCallBlock: Any = call_block_type()
 
+ThinkingBlock: Any
+try:
+    from llama_index.core.base.llms.types import ThinkingBlock
+except ImportError:  # llama-index-core < 0.14.3
+    ThinkingBlock = None
+
 #: ToolCallBlock arrived in llama-index-core 0.14.5; before that calls are legacy only.
 needs_blocks = pytest.mark.skipif(ToolCallBlock is None, reason="llama-index-core < 0.14.5")
 

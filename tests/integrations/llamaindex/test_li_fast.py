@@ -1,7 +1,7 @@
 """The no-op checker for ChatMessage lists: a realistic valid history takes the fast
 path (nothing is decoded, the very same messages come back), and each hazard leaves it
-to the full path. That "certainly valid" never hides a violation is a property in
-test_reliability.py."""
+to the full path. That "certainly valid" never hides a violation is a property of the
+conformance suite (test_conformance.py) and of test_li_fast_mutations.py."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from li_history import (
+    ThinkingBlock,
     ToolCallBlock,
     calls,
     legacy_calls,
@@ -37,11 +38,6 @@ from toolpair.integrations.llamaindex import (
 )
 from toolpair.integrations.llamaindex._repair import CODEC
 from toolpair.providers import Context
-
-try:
-    from llama_index.core.base.llms.types import ThinkingBlock
-except ImportError:  # llama-index-core < 0.14.3
-    ThinkingBlock = None  # type: ignore[assignment,misc]
 
 FAST_PATH = ("anthropic", "openai")
 

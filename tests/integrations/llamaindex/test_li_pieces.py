@@ -12,7 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from li_history import ToolCallBlock, legacy_calls, result, say, snapshot, system, user
+from li_history import (
+    ThinkingBlock,
+    ToolCallBlock,
+    legacy_calls,
+    result,
+    say,
+    snapshot,
+    system,
+    user,
+)
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 import toolpair
@@ -21,11 +30,6 @@ from toolpair._fast import Frag
 from toolpair.integrations.llamaindex import repair_messages, validate_messages
 from toolpair.integrations.llamaindex._repair import CODEC
 from toolpair.providers import Context, get_profile
-
-try:
-    from llama_index.core.base.llms.types import ThinkingBlock
-except ImportError:  # llama-index-core < 0.14.3
-    ThinkingBlock = None  # type: ignore[assignment,misc]
 
 PROVIDERS = ("anthropic", "openai")
 

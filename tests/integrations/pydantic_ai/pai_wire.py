@@ -7,7 +7,6 @@ pass on every pinned version.
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,10 +18,7 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.bedrock import BedrockProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
-
-def _http_lib(sdk: str) -> Any:
-    base = importlib.import_module(f"{sdk}._base_client")
-    return getattr(base, "httpx2", None) or base.httpx
+from toolpair.conformance import anthropic_reply, chat_reply, responses_reply, sdk_http
 
 
 @dataclass
@@ -37,69 +33,8 @@ class Capture:
         return self.bodies[-1]
 
 
-def _anthropic_reply(body: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": body["model"],
-        "content": [{"type": "text", "text": "ok"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
-
-
-def _chat_reply(body: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-1",
-        "object": "chat.completion",
-        "created": 0,
-        "model": body["model"],
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": "ok"},
-                "finish_reason": "stop",
-            }
-        ],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-    }
-
-
-def _responses_reply(body: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "resp_1",
-        "object": "response",
-        "created_at": 0,
-        "status": "completed",
-        "model": body["model"],
-        "output": [
-            {
-                "type": "message",
-                "id": "msg_1",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-            }
-        ],
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-        "usage": {
-            "input_tokens": 1,
-            "output_tokens": 1,
-            "total_tokens": 2,
-            "input_tokens_details": {"cached_tokens": 0},
-            "output_tokens_details": {"reasoning_tokens": 0},
-        },
-        # openai 3.x's Response has no such field but pydantic-ai 2.x reads it.
-        "prompt_cache_diagnostics": None,
-    }
-
-
 def _client(sdk: str, capture: Capture, reply: Any) -> Any:
-    lib = _http_lib(sdk)
+    lib = sdk_http(sdk)
 
     def handler(request: Any) -> Any:
         body = json.loads(request.content)
@@ -112,7 +47,7 @@ def _client(sdk: str, capture: Capture, reply: Any) -> Any:
 def anthropic_model(capture: Capture) -> AnthropicModel:
     from anthropic import AsyncAnthropic
 
-    http_client = _client("anthropic", capture, _anthropic_reply)
+    http_client = _client("anthropic", capture, anthropic_reply)
     client = AsyncAnthropic(api_key="test", http_client=http_client)
     # A small max_tokens keeps the SDK from insisting on streaming.
     return AnthropicModel(
@@ -125,14 +60,14 @@ def anthropic_model(capture: Capture) -> AnthropicModel:
 def openai_chat_model(capture: Capture) -> OpenAIChatModel:
     from openai import AsyncOpenAI
 
-    client = AsyncOpenAI(api_key="test", http_client=_client("openai", capture, _chat_reply))
+    client = AsyncOpenAI(api_key="test", http_client=_client("openai", capture, chat_reply))
     return OpenAIChatModel("gpt-4o", provider=OpenAIProvider(openai_client=client))
 
 
 def openai_responses_model(capture: Capture) -> OpenAIResponsesModel:
     from openai import AsyncOpenAI
 
-    client = AsyncOpenAI(api_key="test", http_client=_client("openai", capture, _responses_reply))
+    client = AsyncOpenAI(api_key="test", http_client=_client("openai", capture, responses_reply))
     return OpenAIResponsesModel("gpt-4o", provider=OpenAIProvider(openai_client=client))
 
 

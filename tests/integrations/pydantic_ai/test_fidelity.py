@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from pai_adapter import alternating as histories
 from pai_histories import PAI_MAJOR, call, req, res, ret, user
 from pai_wire import WIRE_MODELS, Capture
 from pydantic_ai import direct
@@ -30,7 +31,6 @@ from pydantic_ai.providers.bedrock import BedrockProvider
 from pydantic_ai.providers.deepseek import DeepSeekProvider
 from pydantic_ai.providers.google import GoogleProvider
 from pydantic_ai.providers.openai import OpenAIProvider
-from test_pai_property import histories
 
 import toolpair
 from toolpair.integrations.pydantic_ai import model_for, provider_for, repair, validate

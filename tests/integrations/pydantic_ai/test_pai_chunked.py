@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pai_adapter import FUZZ, check_properties, hazardous, histories
 from pai_histories import T0, call, req, res, ret, user
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ThinkingPart
-from test_pai_fast import SUPPORTED, hazardous
-from test_reliability import FUZZ, check_properties, histories
+from test_pai_fast import SUPPORTED
 
 import toolpair
 from toolpair import _chunked

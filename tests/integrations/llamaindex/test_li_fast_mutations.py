@@ -1,24 +1,26 @@
-"""Issue 9 at the framework level: properties 1-4 of the core's wire-format suite, for
-generated LlamaIndex histories, for every provider profile, through `LlamaIndexCodec`.
-
-The histories are the core generator's (``tests/core/gen.py``: every defect repair
-handles), rendered into ``ChatMessage`` lists with this suite's own builders
-(`li_history`: ToolCallBlocks, or legacy ``additional_kwargs`` calls before 0.14.5),
-plus empty call ids, which LlamaIndex allows. ``TOOLPAIR_FUZZ`` sets the example count.
+"""LlamaIndex-specific checks the conformance suite does not make: text after a
+ToolCallBlock is moved in front of it, and the no-op checker (`certainly_valid`) judges
+each LlamaIndex mutation of a valid history alone, and never says valid where the full
+rules find something on histories varied in LlamaIndex's own ways.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from li_history import ToolCallBlock, calls, legacy_calls, result, say, system, user
+from li_adapter import (
+    CALLS_LAST,
+    EXAMPLES,
+    FAST_PATH,
+    FUZZ,
+    check_properties,
+    histories,
+    render,
+)
+from li_history import ThinkingBlock, ToolCallBlock, calls, result, say, system, user
 from llama_index.core.base.llms.types import (
     CacheControl,
     CachePoint,
@@ -31,186 +33,9 @@ from llama_index.core.base.llms.types import (
 import toolpair
 import toolpair._api
 from toolpair._fast import certainly_valid
-from toolpair.integrations.llamaindex import LlamaIndexCodec, repair_messages
+from toolpair._gen import Abs, abstract_history
+from toolpair.integrations.llamaindex import repair_messages
 from toolpair.integrations.llamaindex._repair import CODEC, _for_anthropic
-
-sys.path.append(str(Path(__file__).parents[2] / "core"))
-from gen import (
-    Abs,
-    abstract_history,
-    answers_a_call,
-    blank_one_id,
-    check_repair_properties,
-    defective,
-)
-
-try:
-    from llama_index.core.base.llms.types import ThinkingBlock
-except ImportError:  # llama-index-core < 0.14.3
-    ThinkingBlock = None  # type: ignore[assignment,misc]
-
-EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "40"))
-FUZZ = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-
-
-#: The providers the LlamaIndex codec has a no-op checker for.
-FAST_PATH = ("anthropic", "openai")
-
-#: The providers on which text after a ToolCallBlock is a violation that repair moves.
-CALLS_LAST = ("anthropic", "portable")
-
-
-@st.composite
-def histories(draw: st.DrawFn, calls_last: bool = False) -> list[ChatMessage]:
-    abstract, _ = draw(defective())
-    if draw(st.booleans()) and draw(st.booleans()):
-        blank_one_id(draw, abstract)
-    if calls_last:
-        for m in abstract:
-            if m.role == "assistant":
-                m.parts = sorted(m.parts, key=lambda p: p[0] == "call")
-    return render(abstract)
-
-
-def _assistant(m: Abs) -> ChatMessage:
-    blocks: list[Any] = []
-    for p in m.parts:
-        if p[0] == "text":
-            blocks.append(TextBlock(text=p[1]))
-        elif p[0] == "thinking" and ThinkingBlock is not None:
-            blocks.append(ThinkingBlock(content="hm", additional_information={"signature": p[1]}))
-        elif p[0] == "call" and ToolCallBlock is not None:
-            blocks.append(ToolCallBlock(tool_call_id=p[1], tool_name=p[2], tool_kwargs={"q": 1}))
-    ids = [p[1] for p in m.parts if p[0] == "call"]
-    if ToolCallBlock is None and ids:
-        legacy = legacy_calls(*ids)
-        return legacy.model_copy(update={"blocks": blocks})
-    return ChatMessage(role=MessageRole.ASSISTANT, blocks=blocks)
-
-
-def render(msgs: list[Abs]) -> list[ChatMessage]:
-    out: list[ChatMessage] = []
-    for m in msgs:
-        if m.role == "system":
-            out.append(system(m.parts[0][1]))
-        elif m.role == "assistant":
-            out.append(_assistant(m))
-        else:
-            pending: list[Any] = []
-            for p in m.parts:
-                if p[0] == "result":
-                    if pending:
-                        out.append(ChatMessage(role=MessageRole.USER, blocks=pending))
-                        pending = []
-                    kwargs: dict[str, Any] = {"tool_call_id": p[1]}
-                    if p[4]:
-                        kwargs["is_error"] = True
-                    out.append(
-                        ChatMessage(role=MessageRole.TOOL, content=p[3], additional_kwargs=kwargs)
-                    )
-                elif p[0] == "text":
-                    pending.append(TextBlock(text=p[1]))
-                elif p[0] == "image":
-                    pending.append(ImageBlock(url=f"https://example.com/{p[1]}"))
-            if pending or not m.parts:
-                out.append(ChatMessage(role=MessageRole.USER, blocks=pending))
-    return out
-
-
-def _calls(m: ChatMessage) -> list[str]:
-    ids = [b.tool_call_id for b in m.blocks if getattr(b, "block_type", None) == "tool_call"]
-    if not ids:
-        ids = [c["id"] for c in m.additional_kwargs.get("tool_calls") or []]
-    return [i or "" for i in ids]
-
-
-def _result_id(m: ChatMessage) -> str:
-    return str(m.additional_kwargs.get("tool_call_id") or "")
-
-
-#: Providers whose converter lifts system messages out of the turn list.
-HOISTED = ("anthropic", "bedrock", "gemini")
-
-
-def _not_sent(m: ChatMessage, provider: str) -> bool:
-    """A message that is no turn on the wire: a system message where the converter
-    lifts it out, an empty assistant message the Anthropic API merges away."""
-    if m.role == MessageRole.SYSTEM:
-        return provider in HOISTED
-    empty = m.role == MessageRole.ASSISTANT and not m.blocks and not _calls(m)
-    return empty and provider == "anthropic"
-
-
-def simple_problems(history: list[ChatMessage], provider: str) -> list[str]:
-    """Written without the codec: every call is answered by exactly one tool message
-    after it and no tool message answers nothing; except on the Responses API (a flat
-    item list, where an output only has to follow its call), a call's results are the
-    tool messages right after it (after the run of assistant messages, for Anthropic)."""
-    problems = []
-    calls: Counter[str] = Counter()
-    results: Counter[str] = Counter()
-    run: list[str] = []
-    history = [m for m in history if not _not_sent(m, provider)]
-    for i, m in enumerate(history):
-        if m.role == MessageRole.TOOL:
-            k = _result_id(m)
-            if not answers_a_call(k, calls, results, provider):
-                problems.append(f"result {k!r} at {i} answers no call")
-            results[k] += 1
-        elif m.role == MessageRole.ASSISTANT:
-            want = _calls(m)
-            calls.update(want)
-            want = run + want
-            if (
-                provider == "anthropic"
-                and i + 1 < len(history)
-                and history[i + 1].role == MessageRole.ASSISTANT
-            ):
-                run = want  # the Messages API merges adjacent assistant turns
-                continue
-            run = []
-            after = history[i + 1 : i + 1 + len(want)]
-            got = [_result_id(r) if r.role == MessageRole.TOOL else None for r in after]
-            if provider != "openai-responses" and Counter(got) != Counter(want):
-                problems.append(f"calls {want} at {i} answered right after by {got}")
-    if calls != results:
-        problems.append(f"calls {sorted(calls.elements())}, results {sorted(results.elements())}")
-    return problems
-
-
-def codec(provider: str) -> LlamaIndexCodec:
-    return LlamaIndexCodec()
-
-
-def dump(history: list[ChatMessage]) -> list[Any]:
-    return [m.model_dump() for m in history]
-
-
-def images(history: list[ChatMessage]) -> list[str]:
-    return [str(b.url) for m in history for b in m.blocks if isinstance(b, ImageBlock)]
-
-
-def check_properties(history: list[ChatMessage], provider: str) -> None:
-    check_repair_properties(
-        history,
-        provider,
-        codec(provider),
-        simple=lambda out: simple_problems(out, provider),
-        dump=dump,
-        images=images,
-    )
-
-
-@pytest.mark.parametrize("provider", toolpair.PROVIDERS)
-@FUZZ
-@given(data=st.data())
-def test_repair_properties(provider: str, data: st.DataObject) -> None:
-    history = data.draw(histories(calls_last=False), label="history")
-    check_properties(history, provider)
 
 
 @pytest.mark.skipif(ToolCallBlock is None, reason="llama-index-core < 0.14.5")

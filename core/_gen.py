@@ -1,11 +1,16 @@
-"""Hypothesis strategies: histories in every wire format carrying every defect repair
-handles, plus a deliberately simple pairing checker written independently of the rule
-engine (a few lines per provider family)."""
+"""Hypothesis strategies: abstract histories carrying every defect repair handles,
+rendered into every wire format, plus a deliberately simple pairing checker written
+independently of the rule engine (a few lines per provider family).
+
+The conformance suite (`toolpair.conformance`) builds each framework's native histories
+from the same abstract ones. This module imports hypothesis, so only test code imports
+it; nothing in the library does at import time.
+"""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -504,41 +509,61 @@ def outputs(history: Any) -> list[str]:
 DROPS = ("duplicate_result_dropped", "orphan_result_dropped")
 
 
+#: Fix kinds about one call and its results: each must name the call ids it touched.
+PAIR_FIXES = frozenset(
+    {
+        "synthetic_result",
+        "duplicate_result_dropped",
+        "orphan_result_dropped",
+        "orphan_result_as_text",
+        "result_moved",
+        "id_rewritten",
+    }
+)
+
+
 def check_repair_properties(
     history: list[Any],
     provider: str,
     format: Any,
     *,
-    simple: Callable[[list[Any]], list[str]],
+    simple: Callable[[list[Any]], list[str]] | None = None,
     dump: Callable[[list[Any]], Any] = lambda h: h,
     images: Callable[[list[Any]], list[Any]] = lambda h: [],
+    model: str | None = None,
 ) -> Any:
-    """Properties 1-4 of issue 9 for one history, in any format or framework: ``dump``
-    turns messages into JSON-able data for the text and result checks, ``simple`` is
-    the independent checker."""
+    """The repair contract for one history, in any format or framework: the output is
+    valid (and, given ``simple``, an independent checker agrees), the input is not
+    mutated, untouched messages come back as the same objects, repair is idempotent,
+    every pair fix names its ids, and no text, image or real result is lost. ``dump``
+    turns messages into JSON-able data for the text and result checks."""
     import copy
     from collections import Counter
 
     import toolpair
 
     before = copy.deepcopy(history)
-    r = toolpair.repair(history, provider, format=format)
+    r = toolpair.repair(history, provider, model=model, format=format)
     out = r.messages
-    # 3. the input is unchanged, and nothing is rebuilt that did not change
+    # the input is unchanged, and nothing is rebuilt that did not change
     assert history == before
     input_ids = {id(m) for m in history}
     for o in out:
         if id(o) not in input_ids:
             assert not any(o == m for m in history), f"rebuilt an untouched message: {o}"
-    # 1. valid for the provider, and the simple checker agrees
-    left = toolpair.validate(out, provider, format=format)
+    # valid for the provider, and the simple checker agrees
+    left = toolpair.validate(out, provider, model=model, format=format)
     assert left == [], [str(v) for v in left]
-    assert simple(out) == []
-    # 2. idempotent
-    again = toolpair.repair(out, provider, format=format)
+    if simple is not None:
+        assert simple(out) == []
+    # idempotent
+    again = toolpair.repair(out, provider, model=model, format=format)
     assert again.fixes == []
     assert all(a is b for a, b in zip(again.messages, out, strict=True))
-    # 4. nothing real is lost: every text in order (system messages, "rule N", may move
+    # every fix about a pair says which call it was about
+    for f in r.fixes:
+        assert f.kind not in PAIR_FIXES or f.ids, f"{f} names no call id"
+    # nothing real is lost: every text in order (system messages, "rule N", may move
     # behind a user message), every image, every real result unless a fix reports it
     got, had = texts(dump(out)), texts(dump(history))
     assert [t for t in got if not t.startswith("rule")] == [
@@ -564,3 +589,56 @@ def answers_a_call(k: str, calls: Any, results: Any, provider: str) -> bool:
     and results seen so far). The Responses API pairs an output with any earlier call
     of its call_id."""
     return bool(calls[k] > 0 if provider == "openai-responses" else calls[k] > results[k])
+
+
+#: Host profiles -> the provider whose pairing they share, for the independent checkers
+#: (DeepSeek's Responses endpoint wants outputs right after their calls, as chat does).
+HOSTED_ON = {"vertex": "gemini", "deepseek": "openai", "deepseek-responses": "openai"}
+
+
+def chat_problems(
+    history: Sequence[Any],
+    provider: str,
+    *,
+    role: Callable[[Any], str],
+    call_ids: Callable[[Any], list[str]],
+    result_id: Callable[[Any], str],
+) -> list[str]:
+    """An independent pairing checker for a framework whose results are tool messages
+    (one per result, as chat formats have them), read through three accessors: ``role``
+    ("assistant", "tool" or anything else), an assistant message's ``call_ids`` and a
+    tool message's ``result_id``. Leave out messages the formatter does not send first.
+
+    Every call is answered by exactly one tool message after it and no tool message
+    answers nothing; except on the Responses API (a flat item list, where an output only
+    has to follow its call), a call's results are the tool messages right after it
+    (after the run of assistant messages, for Anthropic)."""
+    from collections import Counter
+
+    provider = HOSTED_ON.get(provider, provider)
+    problems = []
+    calls: Counter[str] = Counter()
+    results: Counter[str] = Counter()
+    run: list[str] = []
+    for i, m in enumerate(history):
+        if role(m) == "tool":
+            k = result_id(m)
+            if not answers_a_call(k, calls, results, provider):
+                problems.append(f"result {k!r} at {i} answers no call")
+            results[k] += 1
+        elif role(m) == "assistant":
+            want = call_ids(m)
+            calls.update(want)
+            want = run + want
+            nxt = history[i + 1] if i + 1 < len(history) else None
+            if provider == "anthropic" and nxt is not None and role(nxt) == "assistant":
+                run = want  # the Messages API merges adjacent assistant turns
+                continue
+            run = []
+            after = history[i + 1 : i + 1 + len(want)]
+            got = [result_id(r) if role(r) == "tool" else None for r in after]
+            if provider != "openai-responses" and Counter(got) != Counter(want):
+                problems.append(f"calls {want} at {i} answered right after by {got}")
+    if calls != results:
+        problems.append(f"calls {sorted(calls.elements())}, results {sorted(results.elements())}")
+    return problems
