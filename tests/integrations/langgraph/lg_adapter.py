@@ -6,6 +6,9 @@ transport), and puts LangGraph's own entry points in the path:
 - repair is `repair_hook` given the chat model, as ``create_react_agent`` runs it;
 - the repaired history is sent by a real ``create_react_agent`` graph run with
   ``pre_model_hook=repair_hook(model)``, so the body is what the graph's model call sends;
+- the unrepaired history is sent by the chat model itself (the graph's model call): a
+  ``create_react_agent`` graph refuses a history with an unanswered call before its
+  model is called, so a graph run would show nothing of what the formatter sends;
 - the codec is the one the integration picks (`ThreadCodec`, with the no-op path, for
   the "openai" rules), and its fast path is held to the full rules;
 - `repair_hook(trim=...)` and `summarize_hook` are compaction entry points next to the
