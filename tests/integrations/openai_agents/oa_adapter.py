@@ -123,6 +123,8 @@ KINDS = {"openai": "chat", "openai-responses": "responses"}
 class OpenAIAgentsAdapter(Adapter):
     name = "openai-agents"
     integration = "toolpair.integrations.openai_agents"
+    # Easy input messages ({"role", "content"}) are session items of their own.
+    plain_messages_are_dumps = True
     models = MODEL_IDS
     wire_providers = tuple(sorted(KINDS))
     #: Where a no-op path answers: the integration's for Chat, the core's for Responses.
