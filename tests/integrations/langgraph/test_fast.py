@@ -1,5 +1,6 @@
-"""The no-op path for threads never says "valid" where the full rules would object, and
-does say it for the plain shape a sound LangGraph thread has."""
+"""The no-op path for threads says "valid" for the plain shape a sound LangGraph thread
+has. (That it never says it where the full rules object is the conformance suite's fast
+path property, run on `ThreadCodec` by `lg_adapter`.)"""
 
 from __future__ import annotations
 
@@ -13,37 +14,9 @@ import toolpair
 from toolpair.integrations.langchain import LangChainCodec
 from toolpair.integrations.langgraph._fast import openai_certainly_valid
 
-IDS = ["a", "b", "c", "call_" + "x" * 36, "call_" + "y" * 40, ""]
-
 
 def _call(i: str) -> dict[str, Any]:
     return {"name": "weather", "args": {}, "id": i, "type": "tool_call"}
-
-
-messages = st.one_of(
-    st.builds(lambda t: HumanMessage(t), st.sampled_from(["q", "", " "])),
-    st.just(SystemMessage("be brief")),
-    st.builds(lambda t: AIMessage(t), st.sampled_from(["ok", ""])),
-    st.builds(
-        lambda ids: AIMessage("", tool_calls=[_call(i) for i in ids]),
-        st.lists(st.sampled_from(IDS), min_size=1, max_size=3),
-    ),
-    st.builds(
-        lambda i, s: ToolMessage("r", tool_call_id=i, status=s),
-        st.sampled_from(IDS),
-        st.sampled_from(["success", "error"]),
-    ),
-    st.just(AIMessage([{"type": "text", "text": "list content"}])),
-    st.just(HumanMessage([{"type": "text", "text": "list content"}])),
-)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(messages, max_size=12))
-def test_never_valid_where_the_rules_object(history: list[Any]) -> None:
-    verdict = openai_certainly_valid(history)
-    if verdict is True:
-        assert toolpair.validate(history, "openai", format=LangChainCodec("openai")) == []
 
 
 @settings(max_examples=200, deadline=None)

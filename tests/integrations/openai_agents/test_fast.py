@@ -1,6 +1,7 @@
-"""The Chat Completions no-op check: whatever it calls certainly valid, the core's full
-``openai`` rules accept (a property over random item lists), and the SDK's own shapes
-take it."""
+"""The Chat Completions no-op check: the SDK's own shapes take it, and repairing a piece
+at a time gives the full path's answer. (That whatever it calls certainly valid the
+full ``openai`` rules accept is the conformance suite's fast path property, run on
+`ChatItemsCodec` with SDK item shapes by `oa_adapter`.)"""
 
 from __future__ import annotations
 
@@ -23,13 +24,6 @@ ITEM = st.one_of(
     st.builds(lambda i: {"type": "custom_tool_call_output", "call_id": i, "output": "o"}, IDS),
     st.just({"type": "web_search_call", "id": "ws_1", "status": "completed"}),
 )
-
-
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(ITEM, max_size=12))
-def test_certainly_valid_means_the_full_rules_agree(items):
-    if chat_items_valid(items):
-        assert toolpair.validate(items, "openai", format="openai-responses") == []
 
 
 def test_sdk_shaped_histories_take_the_fast_path():
