@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
+from lc_adapter import histories, mostly_valid
 from lc_wire import MODELS, Wire, ai, human, tool
-from test_conformance import histories, mostly_valid
 
 import toolpair
 from toolpair.integrations.langchain import (
