@@ -25,6 +25,7 @@ from agents.run import CallModelData, ModelInputData, RunConfig
 
 import toolpair
 from toolpair import Policy, _api
+from toolpair.formats.responses import CALL_TYPES, OUTPUT_TYPES
 
 from ._detect import detect, known
 from ._fast import CHAT_CODEC
@@ -59,6 +60,8 @@ def repair_items(
     ctx: dict[str, Any] = {}
     if server_state is not None and provider in _SERVER_STATE:
         ctx["previous_response_id"] = server_state
+    if server_state is None and _SDK_DEDUPES:
+        items = _distinct_call_ids(items)
     fmt = CHAT_CODEC if provider == "openai" else FORMAT
     # The common case first, as repair itself starts: one pass, nothing decoded.
     if _api.parse(items, provider, fmt, ctx, model).certainly_valid():
@@ -74,6 +77,57 @@ def repair_items(
     if originals is None:
         return list(rep.messages)
     return [originals.get(id(m), m) for m in rep.messages]
+
+
+def _sdk_dedupes() -> bool:
+    try:
+        from agents.run_internal import items as sdk_items
+    except ImportError:
+        return False
+    return hasattr(sdk_items, "deduplicate_input_items_preferring_latest")
+
+
+#: Newer SDKs keep one input item per call id after the filter has run
+#: (``deduplicate_input_items_preferring_latest``).
+_SDK_DEDUPES = _sdk_dedupes()
+
+
+def _distinct_call_ids(items: list[Any]) -> list[Any]:
+    """A call id that a later call reuses would lose a call and an output on the way out
+    (the SDK keeps one item per call id), though both APIs accept the reuse: the later
+    call and the output that follows it get a fresh id. The same list when none is
+    reused; a server-managed run keeps its ids (the calls live on the server)."""
+    seen: set[str] = set()
+    taken: set[str] | None = None
+    pending: dict[str, str] = {}  # reused id -> the fresh id its next output takes
+    out: list[Any] | None = None
+    for k, item in enumerate(items):
+        if type(item) is not dict:
+            continue
+        cid = item.get("call_id")
+        t = item.get("type")
+        if not isinstance(cid, str):
+            continue
+        if t in CALL_TYPES:
+            if cid not in seen:
+                seen.add(cid)
+                continue
+            if taken is None:
+                taken = {i.get("call_id") for i in items if type(i) is dict}
+            n = 2
+            while f"{cid}_{n}" in taken:
+                n += 1
+            fresh = f"{cid}_{n}"
+            taken.add(fresh)
+            pending[cid] = fresh
+        elif t in OUTPUT_TYPES and cid in pending:
+            fresh = pending.pop(cid)
+        else:
+            continue
+        if out is None:
+            out = list(items)
+        out[k] = {**item, "call_id": fresh}
+    return items if out is None else out
 
 
 #: The id the SDK gives items from models that have no item ids (Chat Completions,

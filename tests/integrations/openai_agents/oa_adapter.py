@@ -161,9 +161,8 @@ class OpenAIAgentsAdapter(Adapter):
         # a later turn reuses loses that turn's call and output, and a repeated output
         # is sent once. The codec reads every item (a reused id is valid on both APIs,
         # a duplicate output is a violation), so such a history says nothing about the
-        # verdicts. Not comparable. (The repaired request has the same gap: repair
-        # keeps a reused call id, which both APIs accept, and the SDK then drops the
-        # later call on the way out.)
+        # verdicts. Not comparable. (The repaired request keeps both pairs: the
+        # integration gives the later one a fresh id, test_wire holds that.)
         seen: set[tuple[str, str]] = set()
         for m in messages:
             key = (str(m.get("type")), str(m.get("call_id")))

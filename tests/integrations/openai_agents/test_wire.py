@@ -5,6 +5,7 @@ core validator on the captured body without toolpair, and accepted with it."""
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from agents import Agent, RunConfig, Runner, function_tool
@@ -298,3 +299,31 @@ async def test_history_from_a_chat_model_is_not_taken_for_broken(kind):
         logging.getLogger("toolpair").removeHandler(handler)
     assert records == []
     assert toolpair.validate(srv.bodies[0], _provider(srv)) == []
+
+
+@pytest.mark.parametrize("kind", ["responses", "chat"])
+async def test_a_reused_call_id_keeps_both_pairs_on_the_wire(kind):
+    """The SDK keeps one input item per call id: a later turn reusing a call id would
+    lose that call and its output. with_toolpair gives the later pair a fresh id."""
+    from toolpair.integrations.openai_agents import _filter
+
+    items = [
+        user("q"),
+        fc("call_1"),
+        out("call_1", "first"),
+        user("again"),
+        fc("call_1"),
+        out("call_1", "second"),
+        user("and?"),
+    ]
+    srv = Server([[message("fine")]], kind=kind)
+    await _run(srv, items, with_toolpair())
+    body = srv.bodies[0]
+    assert toolpair.validate(body, _provider(srv)) == []
+    sent = json.dumps(body)
+    assert "first" in sent and "second" in sent
+    if _filter._SDK_DEDUPES:
+        raw = Server([[message("fine")]], kind=kind)
+        await _run(raw, items)
+        alone = json.dumps(raw.bodies[0])  # what the SDK alone sends: one output of two
+        assert not ("first" in alone and "second" in alone)
