@@ -158,18 +158,14 @@ def check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, Any
         line = session.line_of(v)
         if args.json:
             out_json.append(
-                {
-                    "code": v.code,
-                    "message": v.message,
-                    "index": v.index,
-                    "ids": list(v.ids),
-                    "path": v.path,
-                    "file": name,
-                    "line": line,
-                    "provider": "anthropic",
-                    "format": "claude-code",
-                    "model": args.model or session.model,
-                }
+                cli.violation_item(
+                    v,
+                    file=name,
+                    line=line,
+                    provider="anthropic",
+                    format="claude-code",
+                    model=args.model or session.model,
+                )
             )
             continue
         loc = f"{name}:{line}" if line else name

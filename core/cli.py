@@ -524,18 +524,15 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
             for v in violations:
                 loc = _location(shown, unit, v.index)
                 if args.json:
-                    item: dict[str, Any] = {
-                        "code": v.code,
-                        "message": v.message,
-                        "index": v.index,
-                        "ids": list(v.ids),
-                        "path": v.path,
-                        "file": shown,
-                        "line": _line(unit, v.index),
-                        "provider": r.provider,
-                        "format": r.format_name,
-                    }
-                    out_json.append(item)
+                    out_json.append(
+                        violation_item(
+                            v,
+                            file=shown,
+                            line=_line(unit, v.index),
+                            provider=r.provider,
+                            format=r.format_name,
+                        )
+                    )
                 else:
                     print(_violation_line(loc, v))
     finally:
@@ -580,18 +577,11 @@ def _check_thread(name: str, args: argparse.Namespace, out_json: list[dict[str, 
         raise ReadError(where, f"not a history toolpair can read: {e}") from None
     for v in violations:
         if args.json:
-            item: dict[str, Any] = {
-                "code": v.code,
-                "message": v.message,
-                "index": v.index,
-                "ids": list(v.ids),
-                "path": v.path,
-                "file": name,
-                "thread": args.thread,
-                "provider": provider,
-                "format": "langgraph",
-            }
-            out_json.append(item)
+            out_json.append(
+                violation_item(
+                    v, file=name, thread=args.thread, provider=provider, format="langgraph"
+                )
+            )
         else:
             print(_violation_line(f"{where}: message {v.index}", v))
     if not args.json:
@@ -599,6 +589,18 @@ def _check_thread(name: str, args: argparse.Namespace, out_json: list[dict[str, 
         count += "s" if len(violations) > 1 else ""
         print(f"{where}: {count} ({len(messages)} messages, {provider} rules)")
     return len(violations)
+
+
+def violation_item(v: Violation, **where: Any) -> dict[str, Any]:
+    """A violation as ``check --json`` prints it, with where it was found."""
+    return {
+        "code": v.code,
+        "message": v.message,
+        "index": v.index,
+        "ids": list(v.ids),
+        "path": v.path,
+        **where,
+    }
 
 
 def _line(unit: Unit, index: int) -> int | None:

@@ -3,31 +3,10 @@
 from __future__ import annotations
 
 from toolpair.providers._base import Context, Profile
-from toolpair.providers.anthropic import Anthropic
-from toolpair.providers.bedrock import Bedrock
-from toolpair.providers.deepseek import DeepSeek, DeepSeekResponses
-from toolpair.providers.gemini import Gemini
-from toolpair.providers.mistral import Mistral
-from toolpair.providers.openai import OpenAIChat
-from toolpair.providers.portable import Portable
-from toolpair.providers.responses import Responses
-from toolpair.providers.vertex import Vertex
+from toolpair.providers.portable import MEMBERS, Portable
 
-PROFILES: dict[str, Profile] = {
-    p.name: p
-    for p in (
-        Anthropic(),
-        Bedrock(),
-        OpenAIChat(),
-        Responses(),
-        Gemini(),
-        Mistral(),
-        Vertex(),
-        DeepSeek(),
-        DeepSeekResponses(),
-        Portable(),
-    )
-}
+#: Every provider and host profile (the members of portable), then portable itself.
+PROFILES: dict[str, Profile] = {p.name: p for p in (*MEMBERS, Portable())}
 #: The provider names `validate` and `repair` accept.
 PROVIDERS: tuple[str, ...] = tuple(PROFILES)
 

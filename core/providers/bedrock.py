@@ -253,25 +253,21 @@ class Bedrock(Profile):
                 missing = tuple(
                     dict.fromkeys(pid(it.block) for it in calls if pid(it.block) not in got)
                 )
-                if missing and self.claude_words:
+                if missing:
+                    # Claude names the call turn in Anthropic's words; Converse, the turn
+                    # after it.
+                    if self.claude_words:
+                        at, text, path = t.first, B1_CLAUDE, f"messages.{t.first}"
+                    else:
+                        at = nxt.first if nxt is not None else t.msgs[-1] + 1
+                        text, path = B1, f"messages.{at}.content"
                     add(
                         Violation(
                             "bedrock.missing_result",
-                            B1_CLAUDE.format(i=t.first, ids=", ".join(missing)),
-                            t.first,
-                            missing,
-                            f"messages.{t.first}",
-                        )
-                    )
-                elif missing:
-                    at = nxt.first if nxt is not None else t.msgs[-1] + 1
-                    add(
-                        Violation(
-                            "bedrock.missing_result",
-                            B1.format(i=at, ids=", ".join(missing)),
+                            text.format(i=at, ids=", ".join(missing)),
                             at,
                             missing,
-                            f"messages.{at}.content",
+                            path,
                         )
                     )
         if has_tool_blocks and ctx.tool_config is False:
