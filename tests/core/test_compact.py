@@ -1,8 +1,8 @@
 """Compaction: units, safe cuts, trim, clear_tool_results, prune, offload.
 
-Examples in every wire format, and the shapes that broke real trimmers
-(reference/langchain.md §1, llamaindex.md §2, agno.md §3) rebuilt as wire histories
-that must come out whole.
+Examples in every wire format, and the shapes that broke real trimmers (LangChain's
+trim_messages, LlamaIndex's memory buffer, agno's history window) rebuilt as wire
+histories that must come out whole.
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def _results(results: Sequence[tuple[str, str, str]], fmt: str) -> list[Any]:
     return [{"role": "tool", "tool_call_id": i, "name": n, "content": c} for i, n, c in results]
 
 
-#: The LangChain trim_messages case (reference/langchain.md §1.4), ids Mistral-safe.
+#: The case LangChain's trim_messages cuts in half, ids Mistral-safe.
 WEATHER = [
     ("system", "sys"),
     ("user", "what's the weather in SF and NYC?"),

@@ -1,5 +1,5 @@
 """Every provider rule: a rejected fixture (code, index, ids, exact message) and its
-accepted twin. Rule numbers are those of reference/providers.md."""
+accepted twin. Rule numbers are those of docs/rules.md."""
 
 from __future__ import annotations
 

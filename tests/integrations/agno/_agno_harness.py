@@ -334,8 +334,8 @@ def answer() -> Message:
     return Message(role="assistant", content="Paris is sunny, Rome is rainy.")
 
 
-#: name -> stored run messages. Each is a history agno produces or replays in practice
-#: (reference/agno.md section 2.2) and each formatter sends invalid as it stands.
+#: name -> stored run messages. Each is a history agno produces or replays in practice,
+#: and each formatter sends invalid as it stands.
 POISONED: dict[str, Callable[[], list[Message]]] = {
     # an interrupted run: one result of a parallel batch was never written
     "orphan_call": lambda: [ask(), calls_ab(), result("call_A"), answer()],

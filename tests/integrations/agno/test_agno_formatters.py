@@ -1,5 +1,5 @@
-"""The breaks particular to one agno formatter (reference/agno.md 2.2), each checked on
-the body that formatter really produces."""
+"""The breaks particular to one agno formatter, each checked on the body that formatter
+really produces."""
 
 from __future__ import annotations
 

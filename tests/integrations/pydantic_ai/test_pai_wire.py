@@ -35,9 +35,9 @@ DIRECT_BROKEN: dict[str, tuple[str, ...]] = {
     "text_first": _ADJACENT,
 }
 
-#: What is left broken after a 2.x agent run's own cleaning (reference/pydantic-ai.md
-#: §4: it synthesizes dangling returns, drops orphans, merges split results and hoists
-#: them, but keeps text in the result turn, which Bedrock refuses).
+#: What is left broken after a 2.x agent run's own cleaning (it synthesizes dangling
+#: returns, drops orphans, merges split results and hoists them, but keeps text in the
+#: result turn, which Bedrock refuses).
 AGENT_BROKEN: dict[int, dict[str, tuple[str, ...]]] = {
     1: DIRECT_BROKEN,
     2: {
