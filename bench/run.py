@@ -112,8 +112,10 @@ def dumps(history: Any) -> Callable[[], Any]:
     return lambda: json.dumps(history)
 
 
-def _repair(history: Any, fmt: str, provider: str | None = None) -> Callable[[], Any]:
-    return lambda: toolpair.repair(history, provider or fmt, format=fmt)
+def _repair(
+    history: Any, fmt: str, provider: str | None = None, model: str | None = None
+) -> Callable[[], Any]:
+    return lambda: toolpair.repair(history, provider or fmt, model=model, format=fmt)
 
 
 def _size(n: int) -> str:
@@ -478,22 +480,39 @@ def wire_rows(n: int, repeats: int) -> list[Row]:
         progress(f"repair, 1% defects, {fmt}")
         evs = H.with_defects(H.take(render_one, n), max(1, n // 100))
         broken = H.render(render_one, evs)
-        before = toolpair.validate(broken, fmt, format=fmt)
-        result = toolpair.repair(broken, fmt, format=fmt)
+        # The Bedrock history is Claude's (text beside its tool use): held to Claude's
+        # rules, as an integration passing the model id does; without a model the strict
+        # set splits every such turn (the row after the loop).
+        model = bedrock_claude if fmt == "bedrock" else None
+        before = toolpair.validate(broken, fmt, model=model, format=fmt)
+        result = toolpair.repair(broken, fmt, model=model, format=fmt)
         left = len(result.unrepaired)
         note = f"{len(before)} violations before, {len(result.fixes) - left} fixes"
         if left:
             note += f", {left} left unrepaired"
         rows.append(
             Row(
-                f"repair, 1% defects, {fmt} / json.dumps",
+                f"repair, 1% defects, {fmt}{', a Claude model id' if model else ''} / json.dumps",
                 f"{len(broken)} messages, {len(json.dumps(broken)) / 1e6:.1f} MB JSON",
-                ratio(_repair(broken, fmt), dumps(broken), repeats),
+                ratio(_repair(broken, fmt, model=model), dumps(broken), repeats),
                 "<= 0.5" if fmt == "anthropic" else "reported",
                 reference=litellm_reference(fmt, evs, repeats),
                 note=note,
             )
         )
+    progress("repair, 1% defects, bedrock, no model")
+    evs = H.with_defects(H.take(H.WIRE["bedrock"], n), max(1, n // 100))
+    broken = H.render(H.WIRE["bedrock"], evs)
+    strict = toolpair.repair(broken, "bedrock", format="bedrock")
+    rows.append(
+        Row(
+            "repair, 1% defects, bedrock, no model (the strict set) / json.dumps",
+            f"{len(broken)} messages, {len(json.dumps(broken)) / 1e6:.1f} MB JSON",
+            ratio(_repair(broken, "bedrock"), dumps(broken), repeats),
+            "reported",
+            note=f"{len(strict.fixes)} fixes: every turn with text beside its tool use is split",
+        )
+    )
     return rows
 
 

@@ -220,15 +220,31 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
 
 
 def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
-    return _bedrock(msgs, ctx, frag, True)
+    return _bedrock(msgs, ctx, frag, True, False)
 
 
 def bedrock_claude(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
-    """Claude behind Converse: text beside tool use is fine."""
-    return _bedrock(msgs, ctx, frag, False)
+    """Claude 3 behind Converse: text beside tool use is fine."""
+    return _bedrock(msgs, ctx, frag, False, False)
 
 
-def _bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None, calls_only: bool) -> bool | None:
+def bedrock_claude4(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Claude 4 behind Converse: and text, images and PDFs beside the results too."""
+    return _bedrock(msgs, ctx, frag, False, True)
+
+
+def _beside_results(b: Any) -> bool:
+    if "text" in b:
+        return type(b["text"]) is str and not _blank(b["text"])
+    if "image" in b:
+        return True
+    doc = b.get("document")
+    return type(doc) is dict and doc.get("format") == "pdf"
+
+
+def _bedrock(
+    msgs: Sequence[Any], ctx: Context, frag: Frag | None, calls_only: bool, media: bool
+) -> bool | None:
     if ctx.thinking:
         return None
     pending: list[str] | None = None
@@ -279,17 +295,22 @@ def _bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None, calls_only: b
                     if "toolResult" in b or ("text" in b and _blank(b["text"])):
                         return None
                 continue
-            if len(content) != len(pending):
+            if len(content) != len(pending) and not media:
                 return None
             got = set()
+            answers = 0
             for b in content:
                 r = b.get("toolResult")
                 if r is None:
-                    return None
+                    # Claude 4: text, images and PDFs may sit beside the results.
+                    if not media or not _beside_results(b):
+                        return None
+                    continue
+                answers += 1
                 if r.get("status") == "error" and content_is_empty(r.get("content")):
                     return None
                 got.add(r["toolUseId"])
-            if len(got) != len(pending) or not got.issuperset(pending):
+            if answers != len(pending) or len(got) != answers or not got.issuperset(pending):
                 return None
             pending = None
     if pending is not None:
@@ -503,6 +524,7 @@ CHECKERS: dict[tuple[str, str], Checker] = {
     ("anthropic", "anthropic"): anthropic,
     ("bedrock", "bedrock"): bedrock,
     ("bedrock", "bedrock-claude"): bedrock_claude,
+    ("bedrock", "bedrock-claude4"): bedrock_claude4,
     ("openai", "openai"): openai,
     ("mistral", "mistral"): mistral,
     ("openai", "mistral"): mistral,

@@ -381,8 +381,14 @@ def skeleton(history: list[Any], fmt: str) -> list[tuple[str, list[tuple[str, st
     return out
 
 
+#: Each host profile and the API whose pairing it keeps.
+HOST_BASES = {"vertex": "gemini", "deepseek": "openai", "deepseek-responses": "openai-responses"}
+
+
 def simple_problems(history: list[Any], fmt: str, provider: str) -> list[str]:
     """Every call answered once, right after its turn, results first; no orphan."""
+    # A host pairs as the API it serves (its own extra rules are the profile's business).
+    provider = HOST_BASES.get(provider, provider)
     sk = skeleton(history, fmt)
     calls = [k for _, items in sk for kind, k in items if kind == "call"]
     results = [k for _, items in sk for kind, k in items if kind == "result"]

@@ -296,8 +296,7 @@ class _Claude4(Bedrock):
     results_only = False
     bridge_after_results = False
     result_turn = "media"
-    # Claude 3's checker: it refuses anything beside results, so it clears less, never more.
-    fast_key = "bedrock-claude"
+    fast_key = "bedrock-claude4"
 
 
 class _Nova(Bedrock):

@@ -88,7 +88,10 @@ def test_saved_regressions(path: Path) -> None:
     check_properties(case["history"], case["format"], case["provider"])
 
 
-FAMILY_CHECKERS = {"bedrock-claude": ("bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0")}
+FAMILY_CHECKERS = {
+    "bedrock-claude": ("bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0"),
+    "bedrock-claude4": ("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+}
 
 
 @FUZZ
