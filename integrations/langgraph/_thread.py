@@ -318,25 +318,13 @@ def _repair_one(
         for t in snapshot.tasks
         if _is_snapshot(getattr(t, "state", None)) and _subgraph(graph, t.name) is not None
     ]
-    key = opts["key"]
     plan = _plan(snapshot, graph, provider, **_plan_opts(opts))
     if plan.missing:
         history = root.get_state_history(
             _thread_config(snapshot.config), limit=opts["history_limit"]
         )
-        found = _found_results(history, plan.missing, key)
-        if found:
-            plan = _plan(
-                snapshot,
-                graph,
-                provider,
-                **_plan_opts(opts),
-                extra=found,
-                recovered=tuple(m.tool_call_id for m in found),
-            )
-    report = plan.report
-    report.subgraphs = subs
-    report.dry_run = opts["dry_run"]
+        plan = _with_recovered(plan, history, snapshot, graph, provider, opts)
+    report = _report(plan, subs, opts)
     if plan.update is not None and not opts["dry_run"]:
         new = root.update_state(snapshot.config, plan.update, as_node=report.as_node)
         report.checkpoint_id = _checkpoint_id(new)
@@ -349,6 +337,32 @@ def _plan_opts(opts: dict[str, Any]) -> dict[str, Any]:
 
 def _options(**kw: Any) -> dict[str, Any]:
     return kw
+
+
+def _with_recovered(
+    plan: Any, history: Any, snapshot: Any, graph: Any, provider: Any, opts: dict[str, Any]
+) -> Any:
+    """The plan again with the results an earlier checkpoint still holds for the calls
+    it would answer with errors (a tool that ran is never run twice); the same plan
+    when there are none."""
+    found = _found_results(history, plan.missing, opts["key"])
+    if not found:
+        return plan
+    return _plan(
+        snapshot,
+        graph,
+        provider,
+        **_plan_opts(opts),
+        extra=found,
+        recovered=tuple(m.tool_call_id for m in found),
+    )
+
+
+def _report(plan: Any, subs: Any, opts: dict[str, Any]) -> Any:
+    report = plan.report
+    report.subgraphs = subs
+    report.dry_run = opts["dry_run"]
+    return report
 
 
 def repair_thread(
@@ -454,25 +468,13 @@ async def _arepair_one(
         for t in snapshot.tasks
         if _is_snapshot(getattr(t, "state", None)) and _subgraph(graph, t.name) is not None
     ]
-    key = opts["key"]
     plan = _plan(snapshot, graph, provider, **_plan_opts(opts))
     if plan.missing:
         history = await _alist(
             root.aget_state_history(_thread_config(snapshot.config), limit=opts["history_limit"])
         )
-        found = _found_results(history, plan.missing, key)
-        if found:
-            plan = _plan(
-                snapshot,
-                graph,
-                provider,
-                **_plan_opts(opts),
-                extra=found,
-                recovered=tuple(m.tool_call_id for m in found),
-            )
-    report = plan.report
-    report.subgraphs = subs
-    report.dry_run = opts["dry_run"]
+        plan = _with_recovered(plan, history, snapshot, graph, provider, opts)
+    report = _report(plan, subs, opts)
     if plan.update is not None and not opts["dry_run"]:
         new = await root.aupdate_state(snapshot.config, plan.update, as_node=report.as_node)
         report.checkpoint_id = _checkpoint_id(new)
