@@ -112,3 +112,37 @@ def test_every_python_block_runs(
             ran += 1
     if not ran and skipped:
         pytest.skip("; ".join(skipped))
+
+
+ROW = re.compile(r"^\s*\|")
+SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def broken_tables(text: str) -> list[int]:
+    """Line numbers of table rows cut off from their table: a row after a blank line (or
+    other text) that does not start a new table, which Markdown renders as plain text."""
+    lines = text.split("\n")
+    out = []
+    in_fence = False
+    for n, line in enumerate(lines):
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        if in_fence or not ROW.match(line):
+            continue
+        if n > 0 and ROW.match(lines[n - 1]):
+            continue  # inside a table
+        starts_table = n + 1 < len(lines) and SEPARATOR.match(lines[n + 1])
+        if not starts_table:
+            out.append(n + 1)
+    return out
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_table_is_in_one_piece(path: Path) -> None:
+    assert broken_tables(path.read_text()) == [], f"{path.name}: rows cut off from a table"
+
+
+def test_a_blank_line_inside_a_table_is_caught() -> None:
+    text = "| a | b |\n|---|---|\n| 1 | 2 |\n\n| 3 | 4 |\n"
+    assert broken_tables(text) == [5]
+    assert broken_tables(text.replace("\n\n", "\n")) == []
