@@ -238,6 +238,17 @@ def repair(args: argparse.Namespace) -> int:
     summary = f"{nfix} fix{'es' if nfix != 1 else ''}"
     if after:
         summary += f", {len(after)} violation{'s' if len(after) != 1 else ''} left"
+        for v in after:
+            print(f"  left: {cli._violation_line(f'messages.{v.index}', v)}", file=sys.stderr)
+        if args.in_place and not getattr(args, "allow_partial", False):
+            # The session file is what the next --resume loads: one still refused is
+            # not worth overwriting unless the user says so.
+            print(
+                f"{name}: {summary}; not written: the repaired session would still fail "
+                "(write it anyway with --allow-partial, or to another file with -o OUT)",
+                file=sys.stderr,
+            )
+            return 1
     try:
         if args.in_place:
             warn = _looks_open(path, st)

@@ -684,6 +684,35 @@ def plan_repair(
     by_uuid = {e.uuid: e for e in session.transcript.entries}
     answered: set[str] = set()
     msgs = session.messages
+
+    def splice(
+        anchor: Entry, child: Entry | None, missing: Sequence[str], idx: int, at: int
+    ) -> str:
+        """Error result lines for ``missing`` hanging from ``anchor`` (in the file after
+        the line ``at``), ``child`` re-parented to the last of them; returns its uuid."""
+        obj = json.loads(raw_lines[anchor.pos])
+        prev = anchor.uuid
+        new_objs: list[dict[str, Any]] = []
+        for cid in missing:
+            nu = make_uuid()
+            new_objs.append(_result_line(obj, prev, anchor.uuid, nu, cid, text))
+            prev = nu
+        plan.inserts.setdefault(at, []).extend(new_objs)
+        if child is not None:
+            plan.reparent[child.pos] = prev
+            parent_of[child.uuid] = prev
+        plan.changes.append(
+            Change(
+                "spliced result",
+                anchor.line,
+                idx,
+                tuple(missing),
+                f"error tool_result line(s) after the assistant line; "
+                f"{'line ' + str(child.line) + ' re-parented' if child else 'new leaf'}",
+            )
+        )
+        return prev
+
     for idx, m in enumerate(msgs):
         if m.role == "assistant":
             calls: list[str] = []
@@ -694,33 +723,32 @@ def plan_repair(
             if nxt is not None:
                 for e in nxt.entries:
                     got.update(e.result_ids())
-            missing = [c for c in calls if c not in got and c not in answered]
+            # A merged turn can hold several API responses (a result line lost between
+            # them): an unanswered response that another follows is answered right
+            # after its own lines, so that the turns come apart as they were sent.
+            responses = _responses(m.entries)
+            for group in responses[:-1]:
+                own = [c for e in group for c in e.call_ids()]
+                if not own or any(c in got for c in own):
+                    continue
+                split = _split_point(chain, group)
+                missing = [c for c in dict.fromkeys(own) if c not in answered]
+                if split is None or not missing:
+                    continue
+                hung_from, next_line = split
+                # In the file the results go after the response's last line, as Claude
+                # Code writes them once the stream ends, whichever line they hang from.
+                end = max(e.pos for e in group)
+                at = end if end < next_line.pos else hung_from.pos
+                splice(hung_from, next_line, missing, idx, at)
+                answered.update(own)
+            missing = [c for c in dict.fromkeys(calls) if c not in got and c not in answered]
             if missing:
                 anchor = m.entries[-1]
                 child = _child_on_chain(chain, anchor)
-                obj = json.loads(raw_lines[anchor.pos])
-                prev = anchor.uuid
-                new_objs: list[dict[str, Any]] = []
-                for cid in missing:
-                    nu = make_uuid()
-                    new_objs.append(_result_line(obj, prev, anchor.uuid, nu, cid, text))
-                    prev = nu
-                plan.inserts.setdefault(anchor.pos, []).extend(new_objs)
-                if child is not None:
-                    plan.reparent[child.pos] = prev
-                    parent_of[child.uuid] = prev
-                elif session.leaf is anchor:
-                    plan.leaf = prev
-                plan.changes.append(
-                    Change(
-                        "spliced result",
-                        anchor.line,
-                        idx,
-                        tuple(missing),
-                        f"error tool_result line(s) after the assistant line; "
-                        f"{'line ' + str(child.line) + ' re-parented' if child else 'new leaf'}",
-                    )
-                )
+                last = splice(anchor, child, missing, idx, anchor.pos)
+                if child is None and session.leaf is anchor:
+                    plan.leaf = last
             answered.update(calls)
             continue
         # A user message: results must answer the assistant message right before it,
@@ -765,6 +793,37 @@ def plan_repair(
         # re-parenting the run of lines so that result lines come first.
         _results_first(plan, kept_entries, idx, parent_of, by_uuid)
     return plan
+
+
+def _responses(entries: Sequence[Entry]) -> list[list[Entry]]:
+    """The lines of a merged assistant message, cut into the API responses they were
+    streamed from (runs of one ``message.id``; a line without one is its own)."""
+    out: list[list[Entry]] = []
+    for e in entries:
+        if out and e.msg_id is not None and out[-1][-1].msg_id == e.msg_id:
+            out[-1].append(e)
+        else:
+            out.append([e])
+    return out
+
+
+def _split_point(chain: Sequence[Entry], group: Sequence[Entry]) -> tuple[Entry, Entry] | None:
+    """Where a result line can be spliced after a response without leaving the chain:
+    the line of the response that the chain goes on from, and the chain line after it.
+    With 2.1 parallel calls that line may be any of the response's lines (the next
+    response hung from the result written last), not its last one."""
+    members = {e.uuid: e for e in group}
+    last = -1
+    for i, x in enumerate(chain):
+        if x.uuid in members:
+            last = i
+    if last < 0 or last + 1 >= len(chain):
+        return None
+    child = chain[last + 1]
+    anchor = members.get(child.parent) if child.parent else None
+    if anchor is None:
+        return None
+    return anchor, child
 
 
 def _is_result(b: Any) -> bool:

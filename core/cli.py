@@ -1,7 +1,7 @@
 """The ``toolpair`` command: check and repair transcripts on disk.
 
     toolpair check FILE... [--provider P] [--format F] [--json]
-    toolpair repair FILE [--provider P] [--format F] [-o OUT | --in-place]
+    toolpair repair FILE [--provider P] [--format F] [-o OUT | --in-place [--allow-partial]]
     toolpair demo [PROVIDER...]
     toolpair scan [DIR] [--json]          (Claude Code sessions that would fail)
     toolpair map FILE [--html OUT]        (every turn, its pairs and breaks)
@@ -959,6 +959,12 @@ def _parser() -> argparse.ArgumentParser:
         "--in-place",
         action="store_true",
         help="rewrite FILE atomically, keeping the original as FILE.bak",
+    )
+    r.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="with --in-place on a Claude Code session: write a repair that leaves "
+        "violations (by default such a session is not written, exit 1)",
     )
     r.set_defaults(func=cmd_repair)
 

@@ -343,6 +343,111 @@ def m_real_cut_after_parallel_calls() -> bytes:
     return b"".join(ls[: i + 1])
 
 
+#: The last call of linear-1.0.98.jsonl; the next response is a text-only answer.
+LAST_CALL = "toolu_01WG87BhAT5yVaRwP1gU9Uxz"
+
+
+def m_merged_turn(path: Path = LINEAR) -> bytes:
+    """The result line between two API responses lost: the text-only answer that came
+    next hangs from the call line, so the turn Claude Code sends is [tool_use, text]."""
+    ls = lines(path)
+    drop_and_reparent(ls, find(ls, lambda o: holds_result(o, LAST_CALL)))
+    return b"".join(ls)
+
+
+def m_merged_turn_streamed() -> bytes:
+    """The same in a real 2.1 session: two responses of thinking, text and tool_use lines
+    each (one line per block, sharing message.id), the result between them lost."""
+    ls = lines(TASK)
+    drop_and_reparent(ls, _result_suffix(ls, "kEv32"))
+    return b"".join(ls)
+
+
+def m_merged_turn_fan_out() -> bytes:
+    """A real 2.1 batch of four parallel calls with every result line lost: the next
+    response hangs from the call whose result was written last, a middle line of the
+    batch, and the other call lines are siblings."""
+    ls = lines(TASK)
+    for suffix in ("e2AiH", "c1giM", "G4n59", "mgc6r"):
+        drop_and_reparent(ls, _result_suffix(ls, suffix))
+    return b"".join(ls)
+
+
+def m_merged_turn_batch(path: Path = LINEAR) -> bytes:
+    """The five results of the 1.0 parallel batch lost: two responses of parallel calls
+    merged into one turn."""
+    ls = lines(path)
+    for cid in BATCH:
+        drop_and_reparent(ls, find(ls, lambda o, cid=cid: holds_result(o, cid)))
+    return b"".join(ls)
+
+
+def m_text_between_call_and_result(path: Path = LINEAR) -> bytes:
+    """A text-only response written between a call and its result: [tool_use, text] then
+    [tool_result]. No line can be added or dropped to fix it without moving a real text
+    or result, so repair leaves it."""
+    ls = lines(path)
+    i = find(ls, lambda o: holds_call(o, LAST_CALL))
+    r = find(ls, lambda o: holds_result(o, LAST_CALL))
+    text = find(ls, lambda o: o.get("parentUuid") == obj(ls[r])["uuid"])
+    call_uuid, text_uuid = obj(ls[i])["uuid"], obj(ls[text])["uuid"]
+    reparent(ls, text, call_uuid)
+    reparent(ls, r, text_uuid)
+    ls[r], ls[text] = ls[text], ls[r]
+    return b"".join(ls)
+
+
+def m_partly_repairable(path: Path = LINEAR) -> bytes:
+    """One break repair fixes (a lost result) and one it cannot (a text response between
+    a call and its result): repair leaves the session still refused."""
+    ls = m_text_between_call_and_result(path).splitlines(keepends=True)
+    drop_and_reparent(ls, find(ls, lambda o: holds_result(o, BATCH[2])))
+    return b"".join(ls)
+
+
+def result_lines(ls: list[bytes]) -> list[int]:
+    """The indexes of the main-chain and sidechain lines that hold a tool_result."""
+    out = []
+    for i, raw in enumerate(ls):
+        o = obj(raw)
+        c = (o.get("message") or {}).get("content")
+        if (
+            o.get("type") == "user"
+            and isinstance(c, list)
+            and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in c)
+        ):
+            out.append(i)
+    return out
+
+
+def m_drop_lines(path: Path, indexes: tuple[int, ...]) -> bytes:
+    """Lose the result lines at these indexes (of the unmutated file), each child
+    re-parented to the lost line's parent."""
+    ls = lines(path)
+    for i in sorted(indexes, reverse=True):
+        drop_and_reparent(ls, i)
+    return b"".join(ls)
+
+
+def m_drop_response_results(ls: list[bytes], message_id: str) -> bytes | None:
+    """Lose every result line answering a call of one API response; None when the
+    response made no call."""
+    calls: set[str] = set()
+    for raw in ls:
+        o = obj(raw)
+        if o.get("type") == "assistant" and o["message"].get("id") == message_id:
+            calls.update(b["id"] for b in o["message"]["content"] if b.get("type") == "tool_use")
+    if not calls:
+        return None
+    out = list(ls)
+    while True:
+        try:
+            i = find(out, lambda o: any(holds_result(o, c) for c in calls))
+        except LookupError:
+            return b"".join(out)
+        drop_and_reparent(out, i)
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -375,6 +480,10 @@ CASES = [
         "aac57f5",
     ),
     Case("real 2.1 session cut after parallel calls", m_real_cut_after_parallel_calls, True),
+    Case("result lost between two responses (merged turn)", m_merged_turn, True),
+    Case("real 2.1 streamed responses merged", m_merged_turn_streamed, True),
+    Case("real 2.1 parallel batch merged, every result lost", m_merged_turn_fan_out, True),
+    Case("parallel batch merged with the next", m_merged_turn_batch, True),
     Case("reject run", m_reject_run, False),
     Case("2.1 fan-out", m_fan_out, False),
     Case("broken sidechain", m_sidechain_broken, False),

@@ -535,3 +535,237 @@ def test_map_html_of_many_histories_keeps_each_ones_links_apart(
         ids = set(re.findall(rf'id="({h}m-\d+)"', page))
         links = set(re.findall(rf'href="#({h}m-\d+)"', page))
         assert ids and links and links <= ids
+
+
+# -- merged turns: a result lost between two API responses -----------------------------
+
+
+def _turns(s: claude_code.Session) -> list[tuple[str, list[str]]]:
+    """Each merged message as its role and block kinds (ids for calls and results)."""
+    out = []
+    for m in s.messages:
+        kinds = []
+        for b in m.content():
+            t = b.get("type")
+            kinds.append(f"{t}:{b.get('id') or b.get('tool_use_id')}" if "tool" in t else t)
+        out.append((m.role, kinds))
+    return out
+
+
+def test_merged_turn_is_rejected_where_the_api_rejects_it_and_its_twin_is_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The text-only answer hangs from the call line: the turn sent is [tool_use, text],
+    refused at messages.11 for the call; the file with its result line is valid."""
+    p = write(tmp_path, M.m_merged_turn())
+    code, out, _ = run(capsys, "check", "--json", p)
+    assert code == 1
+    items = json.loads(out)
+    assert [(v["code"], v["index"], v["ids"]) for v in items] == [
+        ("anthropic.missing_result", 11, [M.LAST_CALL]),
+        ("anthropic.content_after_tool_use", 11, [M.LAST_CALL]),
+    ]
+    assert all(v["line"] == 27 for v in items)
+    assert items[0]["message"].startswith(
+        "messages.11: `tool_use` ids were found without `tool_result` blocks immediately "
+        f"after: {M.LAST_CALL}."
+    )
+    twin = write(tmp_path, M.LINEAR.read_bytes(), "twin")
+    code, out, _ = run(capsys, "check", twin)
+    assert code == 0, out
+
+
+def test_merged_turn_repair_answers_the_call_between_the_two_responses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = M.m_merged_turn()
+    p = write(tmp_path, data)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0, err
+    assert "1 fix; written in place" in err
+    objs = [json.loads(x) for x in p.read_bytes().splitlines()]
+    k = next(i for i, o in enumerate(objs) if M.holds_result(o, M.LAST_CALL))
+    call, new, text = objs[k - 1], objs[k], objs[k + 1]
+    assert M.holds_call(call, M.LAST_CALL)
+    assert new["parentUuid"] == call["uuid"] == new["sourceToolAssistantUUID"]
+    assert text["parentUuid"] == new["uuid"]
+    assert [b["type"] for b in text["message"]["content"]] == ["text"]
+    s = claude_code.read_session(p.read_bytes().splitlines(keepends=True))
+    # The two responses come apart, as Claude Code would have sent them.
+    assert _turns(s)[-3:] == [
+        ("assistant", [f"tool_use:{M.LAST_CALL}"]),
+        ("user", [f"tool_result:{M.LAST_CALL}"]),
+        ("assistant", ["text"]),
+    ]
+    assert s.leaf is not None and s.leaf.uuid == text["uuid"]
+    code, out, _ = run(capsys, "check", p)
+    assert code == 0, out
+
+
+def test_merged_parallel_batch_is_answered_after_its_last_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """2.1: the four results of a parallel batch lost, the next response hangs from a
+    middle call line. The error results hang from that line, sit after the batch's last
+    line, and the next response hangs from them."""
+    data = M.m_merged_turn_fan_out()
+    before = claude_code.read_session(data.splitlines(keepends=True))
+    batch = next(m for m in before.messages if len(m.entries) > 4 and m.role == "assistant")
+    first = claude_code._responses(batch.entries)[0]
+    calls = [c for e in first for c in e.call_ids()]
+    assert len(calls) == 4
+    p = write(tmp_path, data)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0, err
+    objs = [json.loads(x) for x in p.read_bytes().splitlines()]
+    new = [i for i, o in enumerate(objs) if any(M.holds_result(o, c) for c in calls)]
+    assert new == list(range(new[0], new[0] + 4))
+    assert objs[new[0] - 1]["uuid"] == first[-1].uuid
+    hung = {e.uuid for e in first}
+    assert objs[new[0]]["parentUuid"] in hung
+    nxt = next(o for o in objs if o.get("uuid") == batch.entries[len(first)].uuid)
+    assert nxt["parentUuid"] == objs[new[-1]]["uuid"]
+    after = claude_code.read_session(p.read_bytes().splitlines(keepends=True))
+    assert after.validate() == []
+    i = next(
+        j for j, m in enumerate(after.messages) if any(calls[0] in e.call_ids() for e in m.entries)
+    )
+    assert [e.uuid for e in after.messages[i].entries] == [e.uuid for e in first]
+    assert sorted(r for e in after.messages[i + 1].entries for r in e.result_ids()) == sorted(calls)
+
+
+def _repair_bytes(data: bytes) -> tuple[claude_code.Session, bytes]:
+    raw = data.splitlines(keepends=True)
+    s = claude_code.build_session(claude_code.read_transcript(raw))
+    return s, b"".join(claude_code.apply_plan(raw, claude_code.plan_repair(s, raw)))
+
+
+def _lost_results() -> list[tuple[str, bytes]]:
+    """Every real file with one result line lost, with two lost, and with every result
+    of one response lost (the 2.1 fan-out layout too)."""
+    out = []
+    for path in M.REAL_FILES:
+        ls = M.lines(path)
+        idx = M.result_lines(ls)
+        for k, i in enumerate(idx):
+            out.append((f"{path.name}:{i + 1}", M.m_drop_lines(path, (i,))))
+            out.extend(
+                (f"{path.name}:{i + 1}+{j + 1}", M.m_drop_lines(path, (i, j))) for j in idx[k + 1 :]
+            )
+    for name, ls in [(p.name, M.lines(p)) for p in M.REAL_FILES] + [
+        ("fan-out", M.m_fan_out().splitlines(keepends=True))
+    ]:
+        ids = dict.fromkeys(json.loads(x).get("message", {}).get("id") for x in ls)
+        for mid in filter(None, ids):
+            dropped = M.m_drop_response_results(ls, mid)
+            if dropped is not None:
+                out.append((f"{name}:{mid}", dropped))
+    return out
+
+
+def test_every_lost_result_in_a_chain_of_responses_repairs_to_valid() -> None:
+    """However many responses a lost result line merges into one turn, repair makes the
+    session valid with the smallest edit: the leaf stays unless it was the unanswered
+    call, no real line or result is lost, the graph stays whole, and a second repair
+    changes nothing."""
+    broken = 0
+    failures = []
+    for name, data in _lost_results():
+        before, new = _repair_bytes(data)
+        if not before.validate():
+            assert new == data, name
+            continue
+        broken += 1
+        after, again = _repair_bytes(new)
+        problems = [str(v) for v in after.validate()]
+        if again != new:
+            problems.append("a second repair changes the file")
+        if claude_code.graph_problems(after.transcript):
+            problems.append("graph broken")
+        old_uuids = {e.uuid for e in before.transcript.entries}
+        if not old_uuids <= {e.uuid for e in after.transcript.entries}:
+            problems.append("a line was lost")
+        assert before.leaf is not None and after.leaf is not None
+        if not before.leaf.call_ids() and after.leaf.uuid != before.leaf.uuid:
+            problems.append("the leaf moved")
+        kept = set(data.splitlines(keepends=True)) - set(new.splitlines(keepends=True))
+        if len(kept) > 2:
+            problems.append(f"{len(kept)} lines edited")
+        if problems:
+            failures.append((name, problems))
+    assert broken > 500
+    assert failures == []
+
+
+def test_a_repair_that_leaves_violations_is_not_written_in_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One break fixed, one left: the session would still be refused, so the file is
+    not touched, what is left is printed, exit 1."""
+    data = M.m_partly_repairable()
+    p = write(tmp_path, data)
+    mtime = p.stat().st_mtime_ns
+    code, out, err = run(capsys, "repair", p, "--in-place")
+    assert code == 1
+    assert out == ""
+    assert p.read_bytes() == data and p.stat().st_mtime_ns == mtime
+    assert not p.with_name(p.name + ".bak").exists()
+    assert f"spliced result at messages.3, line 10 ({M.BATCH[2]})" in err
+    assert (
+        "  left: messages.11: [anthropic.content_after_tool_use] messages.11: `tool_use` ids "
+        f"were found without `tool_result` blocks immediately after: {M.LAST_CALL}."
+    ) in err
+    assert "1 fix, 1 violation left; not written: the repaired session would still fail" in err
+    assert "--allow-partial" in err
+
+
+def test_allow_partial_writes_the_partial_repair_in_place(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = M.m_partly_repairable()
+    p = write(tmp_path, data)
+    code, _, err = run(capsys, "repair", p, "--in-place", "--allow-partial")
+    assert code == 1
+    assert "1 fix, 1 violation left; written in place" in err
+    assert p.with_name(p.name + ".bak").read_bytes() == data
+    code, out, _ = run(capsys, "check", "--json", p)
+    assert code == 1
+    assert [(v["code"], v["index"]) for v in json.loads(out)] == [
+        ("anthropic.content_after_tool_use", 11)
+    ]
+    # Idempotent: nothing more to do, nothing written.
+    written = p.read_bytes()
+    code, _, err = run(capsys, "repair", p, "--in-place", "--allow-partial")
+    assert code == 1 and "nothing toolpair can repair; not written" in err
+    assert p.read_bytes() == written
+
+
+def test_a_partial_repair_still_goes_to_another_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only the session file itself is guarded: -o writes the partial repair, exit 1."""
+    data = M.m_partly_repairable()
+    p = write(tmp_path, data)
+    out_path = tmp_path / "repaired.jsonl"
+    code, _, err = run(capsys, "repair", p, "-o", out_path)
+    assert code == 1
+    assert f"1 fix, 1 violation left; written to {out_path}" in err
+    assert p.read_bytes() == data
+    written = out_path.read_bytes().splitlines(keepends=True)
+    assert len(written) == len(data.splitlines()) + 1
+    after = claude_code.read_session(written)
+    assert [v.code for v in after.validate()] == ["anthropic.content_after_tool_use"]
+
+
+def test_text_between_a_call_and_its_result_is_left_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """[tool_use, text] then [tool_result]: fixing it would move a real text, so repair
+    leaves it, writes nothing and names it."""
+    data = M.m_text_between_call_and_result()
+    p = write(tmp_path, data)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 1
+    assert "nothing toolpair can repair; not written" in err
+    assert "messages.11: [anthropic.content_after_tool_use]" in err
+    assert p.read_bytes() == data
