@@ -157,18 +157,18 @@ def _server_state() -> Any:
                 tracker = local[_TRACKER]
                 if tracker is None:
                     return None
-                if not all(hasattr(tracker, a) for a in ("previous_response_id", "conversation_id")):
+                if not all(
+                    hasattr(tracker, a) for a in ("previous_response_id", "conversation_id")
+                ):
                     return UNKNOWN
                 return tracker.previous_response_id or tracker.conversation_id or None
             if _SERVER_ARGS and all(n in local for n in _SERVER_ARGS):
-                if any(local[n] for n in _SERVER_ARGS if n != "auto_previous_response_id"):
-                    return next(
-                        local[n] for n in _SERVER_ARGS if n != "auto_previous_response_id" and local[n]
-                    )
-                if local.get("auto_previous_response_id"):
+                ids = [local[n] for n in _SERVER_ARGS if n != "auto_previous_response_id"]
+                server = next((i for i in ids if i), None)
+                if server is None and local.get("auto_previous_response_id"):
                     # Chained ids without a tracker: a layout not seen; do not guess.
                     return UNKNOWN
-                return None
+                return server
         frame = frame.f_back
     return UNKNOWN
 

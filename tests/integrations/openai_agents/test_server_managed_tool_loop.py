@@ -120,7 +120,9 @@ async def test_the_tool_result_reaches_the_model(where, how, ids, streamed):
     assert _same_up_to_ids(second["input"], raw[1]["input"])
     # Outputs of server-side calls are legal with server state (R8); the core reads
     # previous_response_id from a body, a conversation is passed the same way.
-    assert toolpair.validate(second, "openai-responses", previous_response_id=_server_id(second)) == []
+    assert (
+        toolpair.validate(second, "openai-responses", previous_response_id=_server_id(second)) == []
+    )
 
 
 @pytest.mark.parametrize("how", HOW)
@@ -143,7 +145,9 @@ async def test_a_client_managed_run_still_drops_an_orphan_output(how):
 
 def _filter_outside_a_run(items: list) -> list:
     agent = Agent(name="a", model=_custom_client_model(Server([])))
-    data = CallModelData(model_data=ModelInputData(input=items, instructions=None), agent=agent, context=None)
+    data = CallModelData(
+        model_data=ModelInputData(input=items, instructions=None), agent=agent, context=None
+    )
     return ToolpairInputFilter()(data).input
 
 
@@ -154,7 +158,7 @@ def test_when_the_run_cannot_be_read_a_leading_output_is_kept():
     lone = [out("call_a", "1"), out("call_b", "2"), user("go on")]
     got = _filter_outside_a_run(lone)
     assert got == lone
-    assert all(a is b for a, b in zip(got, lone))
+    assert all(a is b for a, b in zip(got, lone, strict=True))
     # An output behind other items is no server delta: still an orphan, dropped.
     inner = [user("hi"), out("call_c", "3")]
     assert _filter_outside_a_run(inner) == [user("hi")]
