@@ -122,10 +122,11 @@ class PairSafeSession:
     Responses input. ``get_items(limit=n)`` returns the newest whole units holding at
     most ``n`` items (the newest unit whole even when it alone is larger), so
     ``SessionSettings(limit)`` never sends an orphan output, a call without its output
-    or a call cut from its reasoning item. ``pop_item()`` removes the newest whole unit and returns its newest
-    item. The SDK's own bookkeeping (the session tail checks and exact rewinds of
-    0.20+, which pass ``wrapper=``) pops exactly one item, as it expects. Stored items
-    are never rewritten; everything else is the wrapped session's.
+    or a call cut from its reasoning item. ``pop_item()`` removes the newest whole unit
+    and returns its newest item. The SDK's own bookkeeping (the session tail checks and
+    exact rewinds of 0.20+, which pass ``wrapper=``) pops exactly one item, as it
+    expects. Stored items are never rewritten; everything else is the wrapped
+    session's.
     """
 
     def __init__(self, session: Any) -> None:
