@@ -3,25 +3,29 @@ model wrapper that sees the server-managed ids, and `with_toolpair` that install
 
 Where the repair runs:
 
-- ``ToolpairInputFilter`` alone repairs in the filter slot. It cannot see
-  ``previous_response_id`` / ``conversation_id`` (the SDK does not hand them to filters),
-  so it is for runs that keep their history on the client.
-- `with_toolpair` also installs a model provider whose models (`ToolpairModel`) receive
-  those ids on every call. For those models the filter only runs the inner filter and
-  the model repairs, with the server state known: a lone ``function_call_output`` whose
-  call lives on the server is then left alone (Responses R8).
+- `with_toolpair` installs a model provider whose models (`ToolpairModel`) receive
+  ``previous_response_id`` / ``conversation_id`` on every call, and wraps a ``Model``
+  given as ``run_config.model``. For those models the filter only runs the inner filter
+  and the model repairs, with the server state known: a lone ``function_call_output``
+  whose call lives on the server is then left alone (Responses R8).
+- Everywhere else (a ``Model`` object set on the agent, a bare ``ToolpairInputFilter``)
+  the filter repairs. The SDK hands filters no server ids (``CallModelData`` holds only
+  the input, the agent and the user's context), so the filter reads them from the run
+  loop that calls it; when it cannot, the run is not known to be client-managed and
+  leading outputs whose call is not in the input are kept (see `_server_state`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+import sys
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from agents.models.interface import Model, ModelProvider
 from agents.models.openai_responses import OpenAIResponsesModel
-from agents.run import CallModelData, ModelInputData, RunConfig
+from agents.run import CallModelData, ModelInputData, RunConfig, Runner
 
 import toolpair
 from toolpair import Policy, _api
@@ -53,10 +57,21 @@ def repair_items(
     model: str | None = None,
     policy: Policy | None = None,
     server_state: str | None = None,
+    keep_head_outputs: bool = False,
 ) -> list[Any]:
     """``items`` repaired for ``provider``; the same list when nothing needed changing.
     ``server_state`` is the ``previous_response_id`` or ``conversation_id`` of a
-    server-managed run (outputs of server-side calls are then legal)."""
+    server-managed run (outputs of server-side calls are then legal).
+    ``keep_head_outputs``: the run may be server-managed (it is not known to keep its
+    history on the client), so the outputs that open ``items`` and answer no call in
+    them are sent as they are, their calls may live on the server; the rest is
+    repaired."""
+    if keep_head_outputs and server_state is None and provider in _SERVER_STATE:
+        head = _lone_head_outputs(items)
+        if head:
+            rest = items[head:]
+            fixed = repair_items(rest, provider, model=model, policy=policy)
+            return items if fixed is rest else [*items[:head], *fixed]
     ctx: dict[str, Any] = {}
     if server_state is not None and provider in _SERVER_STATE:
         ctx["previous_response_id"] = server_state
@@ -77,6 +92,85 @@ def repair_items(
     if originals is None:
         return list(rep.messages)
     return [originals.get(id(m), m) for m in rep.messages]
+
+
+def _field(item: Any, name: str) -> Any:
+    if isinstance(item, dict):
+        return item.get(name)
+    return getattr(item, name, None)
+
+
+def _lone_head_outputs(items: list[Any]) -> int:
+    """How many items open ``items`` as outputs whose ``call_id`` no call in ``items``
+    has (what a server-managed run sends after the server's response called tools)."""
+    head = 0
+    while head < len(items) and _field(items[head], "type") in OUTPUT_TYPES:
+        head += 1
+    if not head:
+        return 0
+    called = {_field(i, "call_id") for i in items if _field(i, "type") in CALL_TYPES}
+    n = 0
+    while n < head and _field(items[n], "call_id") not in called:
+        n += 1
+    return n
+
+
+#: The server-state arguments of the installed SDK's ``Runner.run``.
+_SERVER_ARGS = tuple(
+    n
+    for n in ("previous_response_id", "conversation_id", "auto_previous_response_id")
+    if n in inspect.signature(Runner.run).parameters
+)
+#: The run loop's tracker of server-managed state (0.2.10+); older run loops hold the
+#: ids themselves as locals named as ``Runner.run``'s arguments.
+_TRACKER = "server_conversation_tracker"
+#: How far up the stack the run loop may be: the SDK's filter helper, the turn function
+#: and the filter's own frames, with room for a wrapping user filter.
+_MAX_FRAMES = 12
+#: `_server_state` could not tell.
+UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "UNKNOWN"})()
+
+
+def _server_state() -> Any:
+    """The ``previous_response_id`` or ``conversation_id`` the SDK will send with the
+    model call that is running the filter; None when the run keeps its history on the
+    client; `UNKNOWN` when the calling run loop cannot be read.
+
+    The SDK passes filters no server state, but the run loop that calls the filter
+    holds it: from 0.2.10 its ``server_conversation_tracker`` (None for a client-managed
+    run), in 0.2.8 its ``previous_response_id`` argument. Only an ``agents`` frame that
+    holds the tracker, or every server argument the installed ``Runner.run`` takes, is
+    believed; anything else (another SDK layout, another Python) is `UNKNOWN`, which
+    keeps outputs that may answer server-side calls rather than dropping a real result.
+    """
+    getframe = getattr(sys, "_getframe", None)
+    if getframe is None:
+        return UNKNOWN
+    frame = getframe(1)
+    for _ in range(_MAX_FRAMES):
+        if frame is None:
+            break
+        module = frame.f_globals.get("__name__", "")
+        if module == "agents" or module.startswith("agents."):
+            local = frame.f_locals
+            if _TRACKER in local:
+                tracker = local[_TRACKER]
+                if tracker is None:
+                    return None
+                if not all(
+                    hasattr(tracker, a) for a in ("previous_response_id", "conversation_id")
+                ):
+                    return UNKNOWN
+                return tracker.previous_response_id or tracker.conversation_id or None
+            if _SERVER_ARGS and all(n in local for n in _SERVER_ARGS):
+                ids = [local[n] for n in _SERVER_ARGS if n != "auto_previous_response_id"]
+                server = next((i for i in ids if i), None)
+                if server is None and local.get("auto_previous_response_id"):
+                    # Chained ids without a tracker: a layout not seen; do not guess.
+                    return UNKNOWN
+                return server
+        frame = frame.f_back
+    return UNKNOWN
 
 
 def _sdk_dedupes() -> bool:
@@ -183,6 +277,11 @@ class ToolpairInputFilter:
     ``inner``: a filter already in the slot; it runs **first** and its output is
     repaired, so a trimming filter that cuts a pair cannot send it broken.
 
+    In a server-managed run (``previous_response_id=``, ``conversation_id=``,
+    ``auto_previous_response_id=True``) outputs whose calls live on the server are left
+    alone; the ids are read from the SDK's run loop, and when that cannot be done a
+    leading output whose call is not in the input is kept, never dropped.
+
     Nothing is written back to the session; untouched items are the same objects, and
     when nothing needed a fix the inner filter's ``ModelInputData`` is returned as is.
     """
@@ -225,21 +324,32 @@ class ToolpairInputFilter:
         return True
 
     def __call__(self, data: CallModelData[Any]) -> Any:
+        # Read while the SDK's run loop is the caller, before any inner filter awaits.
+        server = None if self._deferred(data.agent) else _server_state()
         out: Any = self.inner(data) if self.inner is not None else data.model_data
         if inspect.isawaitable(out):
-            return self._finish_later(out, data)
-        return self._finish(out, data)
+            return self._finish_later(out, data, server)
+        return self._finish(out, data, server)
 
-    async def _finish_later(self, pending: Any, data: CallModelData[Any]) -> ModelInputData:
-        return self._finish(await pending, data)
+    async def _finish_later(
+        self, pending: Any, data: CallModelData[Any], server: Any
+    ) -> ModelInputData:
+        return self._finish(await pending, data, server)
 
-    def _finish(self, out: Any, data: CallModelData[Any]) -> ModelInputData:
+    def _finish(self, out: Any, data: CallModelData[Any], server: Any) -> ModelInputData:
         if not isinstance(out, ModelInputData) or not isinstance(out.input, list):
             return out  # the SDK reports a wrong return type itself
         if self._deferred(data.agent):
             return out
         provider, model = self.target(data.agent)
-        items = repair_items(out.input, provider, model=model, policy=self.policy)
+        items = repair_items(
+            out.input,
+            provider,
+            model=model,
+            policy=self.policy,
+            server_state=None if server is UNKNOWN else server,
+            keep_head_outputs=server is UNKNOWN,
+        )
         if items is out.input:
             return out
         return ModelInputData(input=items, instructions=out.instructions)

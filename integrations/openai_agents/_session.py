@@ -3,7 +3,8 @@
 A unit is what the core's compaction evicts together: a user message, or an assistant
 turn with its reasoning items, calls and every output answering them. Cutting between
 units never leaves an orphan output, a call without its output, or a call parted from
-the reasoning item the Responses API ties it to.
+the reasoning item the Responses API ties it to; a unit that is already broken in what
+is stored (rows the application popped or deleted) is left out of what is read.
 """
 
 from __future__ import annotations
@@ -35,6 +36,62 @@ async def _call(method: Any, *args: Any, wrapper: Any = None, **kwargs: Any) -> 
     return await out if inspect.isawaitable(out) else out
 
 
+#: What the Responses API rejects in a read that leaving whole units out can avoid: an
+#: output whose call is gone, a call whose output is gone, a reasoning item with nothing
+#: after it, a call parted from its reasoning item.
+_BROKEN = frozenset(
+    {
+        "openai-responses.orphan_output",
+        "openai-responses.missing_output",
+        "openai-responses.reasoning_without_following",
+        "openai-responses.call_without_reasoning",
+    }
+)
+_CUT_FROM_REASONING = "openai-responses.call_without_reasoning"
+
+
+def _is_reasoning(item: Any) -> bool:
+    kind = item.get("type") if isinstance(item, dict) else getattr(item, "type", None)
+    return kind == "reasoning"
+
+
+def sound_units(items: list[Any]) -> list[Any]:
+    """``items`` without every unit the Responses API would reject as it stands: one
+    that opens with an output whose call is gone, holds a call whose output is gone, a
+    reasoning item with nothing after it, or a call cut from its reasoning item. The
+    rest are the same objects in the same order; ``items`` itself when all are sound.
+
+    A call carrying its ``fc_`` id with no reasoning item before it is taken as cut from
+    its reasoning only when the items hold reasoning elsewhere (the model reasons) or
+    it opens the items (whatever came before it, its reasoning included, is gone): the
+    calls of a model that does not reason stand alone and are kept."""
+    if not items:
+        return items
+    reasons = any(_is_reasoning(i) for i in items)
+    opening = toolpair.units(items, format=FORMAT)[0].stop
+    window = items
+    where = list(range(len(items)))  # window position -> stored position
+    for _ in range(len(items)):
+        units = toolpair.units(window, format=FORMAT)
+        bad = {
+            v.index
+            for v in toolpair.validate(window, "openai-responses", format=FORMAT)
+            if v.code in _BROKEN
+            and (v.code != _CUT_FROM_REASONING or reasons or where[v.index] < opening)
+        }
+        if not bad:
+            return window
+        keep = [
+            k
+            for u in units
+            if not any(u.start <= b < u.stop for b in bad)
+            for k in range(u.start, u.stop)
+        ]
+        window = [window[k] for k in keep]
+        where = [where[k] for k in keep]
+    return window
+
+
 def newest_units(items: list[Any], limit: int) -> list[Any]:
     """The newest whole units of ``items`` holding at most ``limit`` items; the newest
     unit alone is kept whole even when it is larger (a split unit is never returned)."""
@@ -60,13 +117,16 @@ def newest_units(items: list[Any], limit: int) -> list[Any]:
 class PairSafeSession:
     """Any ``Session``, read in whole units.
 
-    ``get_items(limit=n)`` returns the newest whole units holding at most ``n`` items
-    (the newest unit whole even when it alone is larger), so ``SessionSettings(limit)``
-    never sends an orphan output, a call without its output or a call cut from its
-    reasoning item. ``pop_item()`` removes the newest whole unit and returns its newest
-    item. The SDK's own bookkeeping (the session tail checks and exact rewinds of
-    0.20+, which pass ``wrapper=``) pops exactly one item, as it expects. Stored items
-    are never rewritten; everything else is the wrapped session's.
+    ``get_items()`` leaves out each unit that what is stored breaks (`sound_units`:
+    rows the application popped or deleted), so whatever is stored reads as a valid
+    Responses input. ``get_items(limit=n)`` returns the newest whole units holding at
+    most ``n`` items (the newest unit whole even when it alone is larger), so
+    ``SessionSettings(limit)`` never sends an orphan output, a call without its output
+    or a call cut from its reasoning item. ``pop_item()`` removes the newest whole unit
+    and returns its newest item. The SDK's own bookkeeping (the session tail checks and
+    exact rewinds of 0.20+, which pass ``wrapper=``) pops exactly one item, as it
+    expects. Stored items are never rewritten; everything else is the wrapped
+    session's.
     """
 
     def __init__(self, session: Any) -> None:
@@ -85,7 +145,7 @@ class PairSafeSession:
         self.session.session_settings = value
 
     async def get_items(self, limit: int | None = None, wrapper: Any = None) -> list[Any]:
-        items = list(await _call(self.session.get_items, wrapper=wrapper))
+        items = sound_units(list(await _call(self.session.get_items, wrapper=wrapper)))
         if limit is None:
             return items
         return newest_units(items, limit)

@@ -61,13 +61,14 @@ async def test_lone_output_is_kept_in_a_server_managed_run(ids, where, streamed)
     assert toolpair.validate(body, "openai-responses", previous_response_id="server") == []
 
 
-async def test_the_filter_alone_cannot_see_the_server_ids():
-    """Why with_toolpair installs a provider: the SDK hands filters no server ids, so the
-    bare filter takes the lone output for an orphan."""
+async def test_the_bare_filter_keeps_the_lone_output_of_a_server_managed_run():
+    """The SDK hands filters no server ids; the bare filter reads them from the run loop
+    that calls it, so the lone output is kept here too."""
     srv = Server([[message("ok")]])
     rc = RunConfig(model_provider=provider_for(srv), call_model_input_filter=ToolpairInputFilter())
     body = await _continue(srv, rc, previous_response_id="resp_stored")
-    assert all(i.get("call_id") != "call_on_server" for i in body["input"])
+    assert [i.get("call_id") for i in body["input"]] == ["call_on_server"]
+    assert body["previous_response_id"] == "resp_stored"
 
 
 @pytest.mark.skipif("auto_previous_response_id" not in _RUN_ARGS, reason="0.6.2+")

@@ -142,9 +142,11 @@ async def test_get_items_never_opens_with_a_stored_orphan_output():
         {"type": "function_call_output", "call_id": "call_lost", "output": "x"},
         *history_with_tools(1),
     ]
-    s = PairSafeSession(await _session(history))
+    inner = await _session(history)
+    s = PairSafeSession(inner)
     assert (await s.get_items(limit=100))[0] == user("question 0")
-    assert await s.get_items() == history
+    assert await s.get_items() == history[1:]
+    assert await stored(inner) == history
 
 
 async def test_pop_item_removes_a_whole_unit():

@@ -1,0 +1,220 @@
+"""PairSafeSession reads whatever is stored as a valid Responses input: rows the
+application popped or deleted can leave an output whose call is gone, a call whose
+output is gone, or a call cut from its reasoning item; get_items leaves out the units
+they break and never rewrites what is stored. Real SQLiteSession files, rows deleted
+with sqlite3 as an application would."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import pytest
+from agents import Agent, Runner, SQLiteSession
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from oa_harness import (
+    Server,
+    calls_cut_from_reasoning,
+    fc,
+    history_with_tools,
+    message,
+    out,
+    rs,
+    stored,
+    user,
+)
+
+import toolpair
+from toolpair.integrations.openai_agents import PairSafeSession
+
+#: What the Responses API rejects and a read can avoid by leaving units out.
+PAIRING = {
+    "openai-responses.orphan_output",
+    "openai-responses.missing_output",
+    "openai-responses.reasoning_without_following",
+    "openai-responses.call_without_reasoning",
+}
+
+
+def _codes(items, model=None) -> list[str]:
+    return [
+        v.code
+        for v in toolpair.validate(items, "openai-responses", model=model)
+        if v.code in PAIRING
+    ]
+
+
+def _delete_rows(db: Path, positions: list[int], name: str = "s") -> None:
+    """Delete the stored rows at ``positions`` (0 = oldest), as an application would."""
+    with sqlite3.connect(db) as conn:
+        ids = [
+            r[0]
+            for r in conn.execute(
+                "SELECT id FROM agent_messages WHERE session_id = ? ORDER BY id", (name,)
+            )
+        ]
+        conn.executemany("DELETE FROM agent_messages WHERE id = ?", [(ids[p],) for p in positions])
+
+
+async def _stored_then(
+    history: list[dict], tmp: Path, delete: list[int], name: str = "s"
+) -> SQLiteSession:
+    s = SQLiteSession(name, str(tmp / "sessions.db"))
+    await s.add_items(copy.deepcopy(history))
+    _delete_rows(tmp / "sessions.db", delete, name)
+    return s
+
+
+def _returned_outputs_have_their_calls(got: list[dict]) -> bool:
+    called = {i["call_id"] for i in got if i.get("type") == "function_call"}
+    return all(i["call_id"] in called for i in got if i.get("type") == "function_call_output")
+
+
+# -- the cases seen: the rejected read and its accepted twin ----------------------
+
+HISTORY = history_with_tools(2)  # user, rs, fc, out, msg; twice
+
+DELETED = {
+    # The oldest user message and reasoning item deleted: the stored items open with a
+    # call cut from its reasoning item.
+    "opens with a call cut from its reasoning": [0, 1],
+    # The oldest turn up to its call deleted: the stored items open with an output.
+    "opens with an orphan output": [0, 1, 2],
+    # The first turn's reasoning item deleted (the next turn still reasons): its call
+    # is cut from it.
+    "reasoning deleted": [1],
+    # An output deleted: its call has none.
+    "output deleted": [3],
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("case", list(DELETED))
+async def test_a_broken_store_reads_valid(case, tmp_path):
+    s = await _stored_then(HISTORY, tmp_path, DELETED[case])
+    left = [h for k, h in enumerate(HISTORY) if k not in DELETED[case]]
+    raw = await stored(s)
+    assert raw == left
+    assert _codes(raw), "the stored items were valid already"
+
+    got = await PairSafeSession(s).get_items()
+    assert _codes(got) == []
+    assert calls_cut_from_reasoning(got, HISTORY) == []
+    assert _returned_outputs_have_their_calls(got)
+    # Whole units of what is stored, the same items in the same order: the second turn
+    # is untouched by every case.
+    assert got == [i for i in left if i in got]
+    assert got[-5:] == HISTORY[-5:]
+    for limit in range(1, len(left) + 2):
+        part = await PairSafeSession(s).get_items(limit=limit)
+        assert _codes(part) == [], limit
+        assert part == got[len(got) - len(part) :], limit
+    assert await stored(s) == left  # nothing stored is rewritten
+
+
+@pytest.mark.anyio
+async def test_popped_output_leaves_no_dangling_call(tmp_path):
+    """The application pops the newest items with the SDK's own pop_item: the call
+    whose output was popped is not read."""
+    history = [
+        *history_with_tools(1),
+        user("next"),
+        rs("rs_x"),
+        fc("call_x", item_id="fc_x"),
+        out("call_x"),
+    ]
+    s = SQLiteSession("s", str(tmp_path / "sessions.db"))
+    await s.add_items(copy.deepcopy(history))
+    assert await s.pop_item() == history[-1]
+    assert "openai-responses.missing_output" in _codes(await stored(s))
+    got = await PairSafeSession(s).get_items()
+    assert got == history[:6]
+    assert await stored(s) == history[:-1]
+
+
+@pytest.mark.anyio
+async def test_a_run_on_a_broken_store_sends_a_valid_request(tmp_path):
+    """Through the real runner and OpenAIResponsesModel: the SDK alone sends the broken
+    stored items; through PairSafeSession the request is valid."""
+    bodies = []
+    for wrap in (False, True):
+        where = tmp_path / ("wrapped" if wrap else "bare")
+        where.mkdir()
+        s = await _stored_then(HISTORY, where, DELETED["opens with a call cut from its reasoning"])
+        srv = Server([[message("ok")]])
+        agent = Agent(name="a", model=srv.responses_model())
+        await Runner.run(agent, "new question", session=PairSafeSession(s) if wrap else s)
+        bodies.append(srv.bodies[0])
+    raw, fixed = bodies
+    assert "openai-responses.call_without_reasoning" in _codes(raw)
+    assert _codes(fixed) == []
+    assert fixed["input"][-1] == user("new question")
+
+
+# -- property: any store, any deletes, any limit ----------------------------------
+
+
+@st.composite
+def _stores(draw):
+    """A stored history of turns (a reasoning model's: reasoning before its calls, or
+    one that does not reason: calls alone), then rows deleted and a read limit."""
+    reasons = draw(st.booleans())
+    items: list[dict] = []
+    for t in range(draw(st.integers(1, 5))):
+        items.append(user(f"q{t}"))
+        for r in range(draw(st.integers(0, 2))):  # tool rounds
+            if reasons:
+                items.append(rs(f"rs_{t}_{r}"))
+            calls = [f"call_{t}_{r}_{k}" for k in range(draw(st.integers(1, 3)))]
+            items += [fc(c, item_id="fc_" + c[5:]) for c in calls]
+            items += [out(c, f"r{c}") for c in draw(st.permutations(calls))]
+        if reasons:
+            items.append(rs(f"rs_{t}_end"))
+        items.append(message_item(f"a{t}"))
+    delete = sorted(draw(st.sets(st.integers(0, len(items) - 1), max_size=len(items))))
+    limit = draw(st.one_of(st.none(), st.integers(0, len(items) + 1)))
+    return reasons, items, delete, limit
+
+
+def message_item(text: str) -> dict:
+    return {
+        "type": "message",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_stores())
+def test_any_store_reads_as_a_valid_responses_input(case):
+    reasons, items, delete, limit = case
+
+    async def read():
+        with tempfile.TemporaryDirectory() as tmp:
+            s = await _stored_then(items, Path(tmp), delete)
+            before = await stored(s)
+            whole = await PairSafeSession(s).get_items()
+            got = whole if limit is None else await PairSafeSession(s).get_items(limit=limit)
+            assert await stored(s) == before  # nothing stored is rewritten
+            return before, whole, got
+
+    before, whole, got = asyncio.run(read())
+    # A store whose reasoning items are all gone reads as one of a model that does not
+    # reason: nothing is left to tell (the documented limit).
+    still_reasons = any(i.get("type") == "reasoning" for i in before)
+    model = None if reasons and still_reasons else "gpt-4o"
+    assert _codes(got, model) == [], (before, got)
+    assert _returned_outputs_have_their_calls(got)
+    # Items come from the store, in its order, as they are.
+    rest = iter(before)
+    assert all(any(g is b or g == b for b in rest) for g in whole)
+    if limit is not None:
+        # The newest whole units of the full read, within the limit unless the newest
+        # unit alone is larger.
+        assert got == whole[len(whole) - len(got) :]
+        assert len(got) <= limit or len(toolpair.units(got, format="openai-responses")) == 1
+        assert limit > 0 or got == []
