@@ -366,6 +366,17 @@ def test_orphan_output_is_legal_with_previous_response_id() -> None:
     assert r.fixes == [] and r.messages == body
 
 
+@pytest.mark.parametrize("conversation", ["conv_1", {"id": "conv_1"}])
+def test_orphan_output_is_legal_in_a_conversation(conversation: object) -> None:
+    body = {"conversation": conversation, "input": [fco("call_1")]}
+    assert toolpair.validate(body, "openai-responses") == []
+    r = toolpair.repair(body, "openai-responses")
+    assert r.fixes == [] and r.messages == body
+    # Without the server state the same output is an orphan.
+    codes = [v.code for v in toolpair.validate({"input": [fco("call_1")]}, "openai-responses")]
+    assert "openai-responses.orphan_output" in codes
+
+
 # 7. Duplicate results ---------------------------------------------------------------
 def test_duplicate_real_result_beats_error() -> None:
     h = [
