@@ -39,8 +39,8 @@ __all__ = [
     "PENDING_TOOL_CALLS",
     "InterruptPending",
     "NoToolNode",
-    "UnknownActiveAgent",
     "ThreadRepair",
+    "UnknownActiveAgent",
     "acheck_thread",
     "arepair_thread",
     "check_thread",
@@ -325,8 +325,8 @@ def _plan(
     tools = tool_nodes(graph)
     if interrupts and not cancel_interrupts:
         raise InterruptPending(interrupts, config)
-    keep_trailing = (
-        not (cancel_interrupts or cancel_pending_tools) and _awaiting_tools(snapshot, tools)
+    keep_trailing = not (cancel_interrupts or cancel_pending_tools) and _awaiting_tools(
+        snapshot, tools
     )
     head, tail = messages, []
     last = _last_ai(messages)
@@ -409,14 +409,17 @@ def _repair_one(
 
 
 def _plan_opts(opts: dict[str, Any]) -> dict[str, Any]:
-    return {k: opts[k] for k in (
+    return {
+        k: opts[k]
+        for k in (
             "model",
             "policy",
             "cancel_interrupts",
             "cancel_pending_tools",
             "key",
             "as_node",
-        )}
+        )
+    }
 
 
 def _options(**kw: Any) -> dict[str, Any]:

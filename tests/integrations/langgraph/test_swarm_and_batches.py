@@ -44,7 +44,9 @@ swarm = pytest.importorskip("langgraph_swarm")
 # ----------------------------------------------------------------------------- swarm
 
 
-def _swarm(alice_llm: Any, bob_llm: Any, ledger: Ledger, checkpointer: Any, bob: str = "bob") -> Any:
+def _swarm(
+    alice_llm: Any, bob_llm: Any, ledger: Ledger, checkpointer: Any, bob: str = "bob"
+) -> Any:
     """create_swarm's own parent over two create_react_agent agents with its handoff
     tools. Alice runs each call as its own task (v2), so her handoff lands in the parent
     beside a sibling call that never gets its result there."""
@@ -259,7 +261,9 @@ def test_a_cancelled_batch_is_run_again_by_default(
     asyncio.run(scenario())
 
 
-@pytest.mark.parametrize(("saver", "api"), [("memory", "sync"), ("memory", "async"), ("sqlite", "async")])
+@pytest.mark.parametrize(
+    ("saver", "api"), [("memory", "sync"), ("memory", "async"), ("sqlite", "async")]
+)
 @pytest.mark.parametrize(("build", "stored"), SHAPES)
 def test_cancel_pending_tools_answers_the_interrupted_batch(
     saver: str, api: str, build: Build, stored: bool, tmp_path: Any
