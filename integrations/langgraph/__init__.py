@@ -16,9 +16,11 @@ from ._file import load_thread
 from ._hooks import repair_hook, repair_node, summarize_hook, summary_split
 from ._thread import (
     DEFAULT_PROVIDER,
+    PENDING_TOOL_CALLS,
     InterruptPending,
     NoToolNode,
     ThreadRepair,
+    UnknownActiveAgent,
     acheck_thread,
     arepair_thread,
     check_thread,
@@ -28,9 +30,11 @@ from ._thread import (
 
 __all__ = [
     "DEFAULT_PROVIDER",
+    "PENDING_TOOL_CALLS",
     "InterruptPending",
     "NoToolNode",
     "ThreadRepair",
+    "UnknownActiveAgent",
     "acheck_thread",
     "arepair_thread",
     "check_thread",

@@ -8,12 +8,24 @@ A call whose result a later step discarded (new input sent while the run was pau
 looked up in the earlier checkpoints' task results before it is answered with the
 neutral error result. The update is made ``as_node`` the tool node, so the graph's own
 edges send it to the model next, never back into the ToolNode (which would re-run every
-call of the turn). Each write is a new checkpoint; the old one stays for time travel.
+call of the turn). A parent graph without a ToolNode whose state names its
+``active_agent`` (langgraph-swarm's ``create_swarm``) is updated as that agent's node:
+the agents are subgraphs without checkpointers of their own, so the conversation lives in
+the parent's ``messages`` and only a task in flight has a subgraph checkpoint. Each write
+is a new checkpoint; the old one stays for time travel.
+
+A tool step the checkpoint holds as still to run (a run stopped after the model, or
+cancelled while a ToolNode ran its batch as one task, which stores nothing until every
+call returns) is LangGraph's to resume: ``invoke`` re-runs the whole step. It is reported
+as `PENDING_TOOL_CALLS`, and answered with the error result only when asked
+(``cancel_pending_tools=True``).
 """
 
 from __future__ import annotations
 
+from asyncio import CancelledError
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import CancelledError as FutureCancelled
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,9 +36,11 @@ from toolpair import Fix, Policy, ToolpairError, Violation
 from ._common import ProviderLike, model_id, repair_list, rules_for, validate_list
 
 __all__ = [
+    "PENDING_TOOL_CALLS",
     "InterruptPending",
     "NoToolNode",
     "ThreadRepair",
+    "UnknownActiveAgent",
     "acheck_thread",
     "arepair_thread",
     "check_thread",
@@ -45,6 +59,14 @@ DEFAULT_PROVIDER = "openai"
 #: How many earlier checkpoints are searched for the result of a call whose result the
 #: latest checkpoint lost.
 HISTORY_LIMIT = 64
+#: The state key a multi-agent parent (langgraph-swarm) names its current agent in.
+ACTIVE_AGENT = "active_agent"
+#: The `Violation` code `check_thread` reports a tool step under that the checkpoint
+#: holds as still to run and no static ``interrupt_before`` explains. Not a provider
+#: rule: nothing is rejected yet, but the next ``invoke`` runs every call of the step
+#: again, including one that had finished when the run stopped (a batch run as one task
+#: stores no result until all of them return).
+PENDING_TOOL_CALLS = "pending_tool_calls"
 
 
 class InterruptPending(ToolpairError):
@@ -67,10 +89,26 @@ class NoToolNode(ToolpairError, ValueError):
     """The graph has no ToolNode to make the update as, and no ``as_node`` was given.
     Nothing was written."""
 
-    def __init__(self) -> None:
+    def __init__(self, message: str = "") -> None:
         super().__init__(
-            "no ToolNode found in this graph: pass as_node= (a node whose edges lead to the "
-            "model, never into a node that runs tools); nothing was written"
+            message
+            or "no ToolNode found in this graph and no active_agent in its state: pass "
+            "as_node= (a node whose edges lead to the model, never into a node that runs "
+            "tools); nothing was written"
+        )
+
+
+class UnknownActiveAgent(NoToolNode):
+    """The state's ``active_agent`` names no node of the graph (a renamed or removed
+    agent), so there is no node to make the update as. Nothing was written."""
+
+    def __init__(self, agent: Any, nodes: Sequence[str]) -> None:
+        self.agent = agent
+        self.nodes = list(nodes)
+        super().__init__(
+            f"the state's {ACTIVE_AGENT}={agent!r} names no node of this graph (nodes: "
+            f"{', '.join(self.nodes)}): pass as_node= (a node whose edges lead to the "
+            "model); nothing was written"
         )
 
 
@@ -153,6 +191,27 @@ def tool_nodes(graph: Any) -> list[str]:
     return names
 
 
+def _agent_node(snapshot: Any, graph: Any) -> str | None:
+    """The node of the agent the state names as active (a swarm parent), or None when
+    the state names none; `UnknownActiveAgent` when it names no node of ``graph``."""
+    values = _values(snapshot)
+    agent = values.get(ACTIVE_AGENT) if isinstance(values, Mapping) else None
+    if agent is None:
+        return None
+    nodes = [n for n in (getattr(graph, "nodes", {}) or {}) if not n.startswith("__")]
+    if agent not in nodes:
+        raise UnknownActiveAgent(agent, nodes)
+    return str(agent)
+
+
+def _planned_pause(graph: Any, tools: Sequence[str]) -> bool:
+    """Whether the graph was compiled to stop before its tool node (a human reviews the
+    calls first): a pending tool step there is the pause, not an interrupted run. An
+    ``interrupt_before`` passed to ``invoke`` leaves no trace in the checkpoint."""
+    before = getattr(graph, "interrupt_before_nodes", None) or ()
+    return before == "*" or "*" in before or bool(set(before) & set(tools))
+
+
 def _checkpoint_id(config: Mapping[str, Any] | None) -> str | None:
     if not config:
         return None
@@ -225,9 +284,18 @@ def _awaiting_tools(snapshot: Any, tools: Sequence[str]) -> bool:
     ``interrupt_before``, or a run stopped right after the model) rather than stuck:
     ``invoke(None)`` would run the calls, so they are not dangling yet."""
     tasks = [t for t in getattr(snapshot, "tasks", ()) if t.name in tools]
-    if not tasks or any(getattr(t, "error", None) for t in tasks):
+    if not tasks or any(_failed(getattr(t, "error", None)) for t in tasks):
         return False
     return bool(set(getattr(snapshot, "next", ())) & set(tools))
+
+
+def _failed(error: Any) -> bool:
+    """Whether a task's stored error is a failure rather than a cancellation: an async
+    run cancelled mid-step stores ``CancelledError`` for the tasks still running (the
+    checkpointer may hold only its repr), and the next ``invoke`` runs them again."""
+    if error is None or isinstance(error, CancelledError | FutureCancelled):
+        return False
+    return not (isinstance(error, str) and error.startswith("CancelledError("))
 
 
 def _plan(
@@ -238,6 +306,7 @@ def _plan(
     model: str | None,
     policy: Policy | None,
     cancel_interrupts: bool,
+    cancel_pending_tools: bool,
     key: str,
     as_node: str | None,
     extra: Sequence[ToolMessage] = (),
@@ -256,20 +325,28 @@ def _plan(
     tools = tool_nodes(graph)
     if interrupts and not cancel_interrupts:
         raise InterruptPending(interrupts, config)
-    keep_trailing = not cancel_interrupts and _awaiting_tools(snapshot, tools)
-    candidate = [*messages, *extra]
+    keep_trailing = not (cancel_interrupts or cancel_pending_tools) and _awaiting_tools(
+        snapshot, tools
+    )
+    head, tail = messages, []
+    last = _last_ai(messages)
+    if keep_trailing and last >= 0 and last == len(messages) - 1 - _trailing_results(messages):
+        # The calls that finished in the pending step (one task per call) sit after
+        # their turn; set aside, the turn is the last one again and its other calls
+        # stay pending for the resume to run.
+        head, tail = messages[: last + 1], messages[last + 1 :]
     result = repair_list(
-        candidate, rules, model=report.model, policy=_policy(policy, keep_trailing)
+        [*head, *extra], rules, model=report.model, policy=_policy(policy, keep_trailing)
     )
     if not result.changed:
         return _Plan(report, set())
-    fixed = list(result.messages)
+    fixed = [*result.messages, *tail]
     report.fixes = list(result.fixes)
     report.messages = fixed
     report.recovered = recovered
     report.cancelled_interrupts = len(interrupts)
     missing = {i for f in result.fixes if f.kind == "synthetic_result" for i in f.ids}
-    node = as_node or (tools[0] if tools else None)
+    node = as_node or (tools[0] if tools else None) or _agent_node(snapshot, graph)
     if node is None:
         raise NoToolNode()
     report.as_node = node
@@ -332,7 +409,17 @@ def _repair_one(
 
 
 def _plan_opts(opts: dict[str, Any]) -> dict[str, Any]:
-    return {k: opts[k] for k in ("model", "policy", "cancel_interrupts", "key", "as_node")}
+    return {
+        k: opts[k]
+        for k in (
+            "model",
+            "policy",
+            "cancel_interrupts",
+            "cancel_pending_tools",
+            "key",
+            "as_node",
+        )
+    }
 
 
 def _options(**kw: Any) -> dict[str, Any]:
@@ -374,6 +461,7 @@ def repair_thread(
     policy: Policy | None = None,
     dry_run: bool = False,
     cancel_interrupts: bool = False,
+    cancel_pending_tools: bool = False,
     as_node: str | None = None,
     messages_key: str = "messages",
     history_limit: int = HISTORY_LIMIT,
@@ -392,17 +480,27 @@ def repair_thread(
     interrupts are discarded. A thread stopped right before its tool node (a static
     ``interrupt_before``, a run cancelled after the model step) is not stuck, since
     ``invoke(None)`` runs the calls: its pending calls are left alone unless
-    ``cancel_interrupts=True``.
+    ``cancel_interrupts=True`` or ``cancel_pending_tools=True``.
+
+    Interrupted tool batches: a run stopped while its ToolNode ran the calls as one task
+    keeps no result, not even of a call that finished; LangGraph's resume runs the whole
+    step again, and by default that is left to it. ``cancel_pending_tools=True`` answers
+    every call of the pending step with the error result instead (keeping a result the
+    checkpoint's pending writes hold), so the next ``invoke`` goes to the model and runs
+    none of them again. Pending interrupts still need ``cancel_interrupts=True``.
 
     Returns a `ThreadRepair`; ``dry_run=True`` only reports. Subgraphs paused inside the
     thread are repaired too (``report.subgraphs``). ``as_node``: the node the update is
-    made as (by default the graph's ToolNode); it must lead to the model.
+    made as; by default the graph's ToolNode, else the node of the agent the state names
+    in ``active_agent`` (a langgraph-swarm parent; `UnknownActiveAgent` when it names
+    none). It must lead to the model.
     """
     snapshot = graph.get_state(dict(config), subgraphs=True)
     opts = _options(
         model=model,
         policy=policy,
         cancel_interrupts=cancel_interrupts,
+        cancel_pending_tools=cancel_pending_tools,
         key=messages_key,
         as_node=as_node,
         dry_run=dry_run,
@@ -418,13 +516,28 @@ def _judge(
     violations = validate_list(
         messages, DEFAULT_PROVIDER if provider is None else provider, model=model
     )
-    if _interrupts(snapshot) or _awaiting_tools(snapshot, tool_nodes(graph)):
+    tools = tool_nodes(graph)
+    awaiting = _awaiting_tools(snapshot, tools)
+    if _interrupts(snapshot) or awaiting:
         # The latest turn's calls are about to run (or wait on a human): not dangling.
         last = _last_ai(messages)
-        pending = set()
+        pending: set[str] = set()
         if last >= 0 and last == len(messages) - 1 - _trailing_results(messages):
             pending = {c["id"] for c in messages[last].tool_calls} - _answered(messages)
         violations = [v for v in violations if not (v.ids and set(v.ids) <= pending)]
+        if awaiting and pending and not _interrupts(snapshot) and not _planned_pause(graph, tools):
+            ids = tuple(c["id"] for c in messages[last].tool_calls if c["id"] in pending)
+            violations.append(
+                Violation(
+                    PENDING_TOOL_CALLS,
+                    f"the tool step of messages.{last} is still to run ({len(ids)} call(s) "
+                    "without a result): the next invoke runs all of them again, including "
+                    "any that finished before the run stopped; repair_thread(..., "
+                    "cancel_pending_tools=True) answers them with the error result instead",
+                    last,
+                    ids,
+                )
+            )
     return violations
 
 
@@ -447,7 +560,11 @@ def check_thread(
 ) -> list[Violation]:
     """What ``provider`` would reject in the thread's current history (with the results
     of an unfinished step), worded as that provider words it. Calls of a step that is
-    about to run, or waits on an interrupt, are not counted as dangling."""
+    about to run, or waits on an interrupt, are not counted as dangling; a tool step
+    the checkpoint holds as still to run (a run stopped after the model step or in the
+    middle of a batch: the checkpoint cannot tell which) is reported once, as
+    `PENDING_TOOL_CALLS` with the calls' ids, unless the graph was compiled with
+    ``interrupt_before`` its tool node."""
     snapshot = graph.get_state(dict(config))
     return _judge(snapshot, graph, provider, model, messages_key)
 
@@ -490,6 +607,7 @@ async def arepair_thread(
     policy: Policy | None = None,
     dry_run: bool = False,
     cancel_interrupts: bool = False,
+    cancel_pending_tools: bool = False,
     as_node: str | None = None,
     messages_key: str = "messages",
     history_limit: int = HISTORY_LIMIT,
@@ -501,6 +619,7 @@ async def arepair_thread(
         model=model,
         policy=policy,
         cancel_interrupts=cancel_interrupts,
+        cancel_pending_tools=cancel_pending_tools,
         key=messages_key,
         as_node=as_node,
         dry_run=dry_run,

@@ -21,7 +21,12 @@ from lg_graphs import (
     results,
 )
 
-from toolpair.integrations.langgraph import InterruptPending, check_thread, repair_thread
+from toolpair.integrations.langgraph import (
+    PENDING_TOOL_CALLS,
+    InterruptPending,
+    check_thread,
+    repair_thread,
+)
 
 VERSIONS = ["v1", "v2"]
 
@@ -139,7 +144,8 @@ def test_a_tool_that_raised_then_new_input(checkpointer: Any) -> None:
 def test_cancelled_right_after_the_model_step(checkpointer: Any) -> None:
     """The run is cancelled (the stream closed) after the model asked for tools: the
     thread is not stuck yet (invoke(None) would run them), so repair_thread leaves it
-    alone; a new user message makes it stuck, and the repair answers both calls."""
+    alone and check_thread reports only the pending step (not a provider rule); a new
+    user message makes it stuck, and the repair answers both calls."""
     ledger = Ledger()
     llm = model(ai_calls(call("w1"), call("w2", city="Oslo")), "sorry, cancelled")
     graph = react_agent(llm, ledger.tools(), checkpointer)
@@ -148,7 +154,9 @@ def test_cancelled_right_after_the_model_step(checkpointer: Any) -> None:
         if "agent" in update:
             break
     assert set(graph.get_state(config).next) == {"tools"}
-    assert check_thread(graph, config) == []
+    [pending] = check_thread(graph, config)
+    assert (pending.code, pending.index, pending.ids) == (PENDING_TOOL_CALLS, 1, ("w1", "w2"))
+    assert "next invoke runs all of them again" in pending.message
     assert not repair_thread(graph, config).changed
     with pytest.raises(ValueError, match=INVALID_CHAT_HISTORY):
         graph.invoke({"messages": [HumanMessage("hello?")]}, config)
@@ -171,6 +179,8 @@ def test_new_input_while_paused_before_the_tools(checkpointer: Any) -> None:
     graph = react_agent(llm, ledger.tools(), checkpointer, interrupt_before=["tools"])
     config = cfg()
     graph.invoke({"messages": [HumanMessage("weather?")]}, config)
+    # The review pause the graph was compiled with is not an interrupted run.
+    assert check_thread(graph, config) == []
     assert not repair_thread(graph, config).changed
     with pytest.raises(ValueError, match=INVALID_CHAT_HISTORY):
         graph.invoke({"messages": [HumanMessage("no, don't")]}, config)
