@@ -92,7 +92,9 @@ class AdkCodec:
         t = _types()
         response = {"error": text} if is_error else {"result": text}
         part = t.Part(
-            function_response=t.FunctionResponse(id=call.id, name=call.name or "", response=response)
+            function_response=t.FunctionResponse(
+                id=call.id, name=call.name or "", response=response
+            )
         )
         return Block(
             "result",

@@ -20,7 +20,9 @@ UNANSWERED = "google_adk.unanswered_call"
 ORPHAN = "google_adk.orphan_response"
 
 
-def _scan(events: list[Any]) -> tuple[list[tuple[int, Any, list[Any]]], list[tuple[int, list[str]]]]:
+def _scan(
+    events: list[Any],
+) -> tuple[list[tuple[int, Any, list[Any]]], list[tuple[int, list[str]]]]:
     """(call events with their unanswered calls, orphan responses by event), in order."""
     answered: set[str] = set()
     long_running: set[str] = set()

@@ -134,7 +134,9 @@ def half_answered() -> list[Event]:
     """Two parallel calls, only one answered before the loop was interrupted."""
     return [
         event("user", text("weather and time in Paris?")),
-        event("helper", call("get_weather", "c1", city="Paris"), call("get_time", "c2", city="Paris")),
+        event(
+            "helper", call("get_weather", "c1", city="Paris"), call("get_time", "c2", city="Paris")
+        ),
         event("helper", response("get_weather", "c1", weather="sunny")),
     ]
 
