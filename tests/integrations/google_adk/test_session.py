@@ -117,3 +117,36 @@ async def test_dry_run_appends_nothing(service):
 async def test_unknown_session_is_a_clear_error(service):
     with pytest.raises(LookupError, match="no session 'nope'"):
         await check_session(service, APP, USER, "nope")
+
+
+async def test_resuming_with_a_response_whose_call_is_gone(service):
+    # A long-running tool resumed after compaction (or from another branch) sends a
+    # response no event calls. Up to 2.10 ADK stores it, then raises while it builds the
+    # request, before any callback runs; 2.13 refuses the message before storing it.
+    from google.genai import types
+
+    await seed(service, [event("user", text("book it")), event("helper", text("pending"))])
+    cap = Capture()
+    r = runner(agent(gemini(cap)), service)
+    orphan = types.Content(
+        role="user",
+        parts=[
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id="lost", name="get_weather", response={"ok": True}
+                )
+            )
+        ],
+    )
+    said = "No function call event found" if ADK < (2, 11) else "Function call not found"
+    with pytest.raises(ValueError, match=said):
+        async for _ in r.run_async(user_id=USER, session_id="s1", new_message=orphan):
+            pass
+    assert cap.bodies == []
+    v = await check_session(service, APP, USER, "s1")
+    if ADK < (2, 11):
+        assert [(x.code, x.index, x.ids) for x in v] == [
+            ("google_adk.orphan_response", 2, ("lost",))
+        ]
+    else:
+        assert v == []
