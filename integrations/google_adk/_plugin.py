@@ -229,6 +229,8 @@ def _make_plugin_class() -> type:
         async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> Any:
             return self._repair(callback_context, llm_request)
 
+    ToolpairPlugin.__module__ = "toolpair.integrations.google_adk"
+    ToolpairPlugin.__qualname__ = "ToolpairPlugin"
     return ToolpairPlugin
 
 

@@ -78,6 +78,7 @@ async def test_keep_unanswered_off_leaves_adk_dropping():
 
 
 async def test_half_answered_parallel_calls():
+    ToolpairPlugin()  # its wrapper of ADK's drop is installed, but this runner has no plugin
     bare, _ = await _send(half_answered())
     if ADK >= (2, 10):
         assert wire_calls(bare) == ["get_weather"]
@@ -219,3 +220,18 @@ def plugin_noop(repair_contents, plugin) -> bool:
     return not again.fixes and all(
         a is b for a, b in zip(again.messages, plugin.last.messages, strict=True)
     )
+
+
+async def test_install_on_an_app():
+    apps = pytest.importorskip("google.adk.apps", reason="App arrived in ADK 1.1x")
+    from google.adk.runners import Runner
+
+    cap = Capture()
+    service = InMemorySessionService()
+    await seed(service, half_answered())
+    app = apps.App(name="app", root_agent=agent(gemini(cap)))
+    plugin = install(app)
+    assert install(app) is plugin and len(app.plugins) == 1
+    await run(Runner(app=app, session_service=service))
+    assert toolpair.validate(cap.bodies[0], "gemini") == []
+    assert plugin.last.fixes[0].kind == "synthetic_result"
