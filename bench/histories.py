@@ -475,6 +475,40 @@ def _llamaindex() -> Renderer:
     return render
 
 
+def _google_adk() -> Renderer:
+    # ADK's request contents for Gemini: google-genai Contents, ADK's own call ids
+    # stripped (calls and responses pair by name and place), one Content per event.
+    from google.genai import types
+
+    def render(e: Event) -> list[Any]:
+        if e.kind in ("user", "say"):
+            role = "user" if e.kind == "user" else "model"
+            return [types.Content(role=role, parts=[types.Part(text=e.text or "")])]
+        if e.kind == "call":
+            parts = [types.Part(text=e.text)] if e.text else []
+            parts += [
+                types.Part(function_call=types.FunctionCall(name=c.name, args=c.args))
+                for c in e.calls
+            ]
+            return [types.Content(role="model", parts=parts)]
+        return [
+            types.Content(
+                role="user",
+                parts=[
+                    types.Part(
+                        function_response=types.FunctionResponse(
+                            name=r.name,
+                            response={"error": r.content} if r.is_error else {"result": r.content},
+                        )
+                    )
+                    for r in e.results
+                ],
+            )
+        ]
+
+    return render
+
+
 FRAMEWORKS: dict[str, Callable[[], Renderer]] = {
     "langchain": _langchain,
     "pydantic-ai": _pydantic_ai,
@@ -483,6 +517,7 @@ FRAMEWORKS: dict[str, Callable[[], Renderer]] = {
     # The Agents SDK's items are Responses input items, shaped as its runner stores them.
     "openai-agents": lambda: _agents_items,
     "openai-agents-chat": lambda: _agents_items,
+    "google-adk": _google_adk,
 }
 
 

@@ -244,6 +244,28 @@ def _oa_repair(provider: str) -> Callable[[], Callable[[list[Any]], Any]]:
     return make
 
 
+def _adk_formatter() -> Callable[[list[Any]], Any]:
+    # What ADK's Gemini model has google-genai do with the contents on every call: the
+    # request mapping, the dict conversion and the JSON body.
+    from google.genai import Client, _common, models
+
+    client = Client(api_key="bench")._api_client
+
+    def fmt(contents: list[Any]) -> str:
+        body = models._GenerateContentParameters_to_mldev(
+            client, {"model": "gemini-2.5-flash", "contents": contents}
+        )
+        return json.dumps(_common.encode_unserializable_types(_common.convert_to_dict(body)))
+
+    return fmt
+
+
+def _adk_repair() -> Callable[[list[Any]], Any]:
+    from toolpair.integrations.google_adk import repair_contents
+
+    return lambda contents: repair_contents(contents, "gemini", model="gemini-2.5-flash")
+
+
 FRAMEWORK_BENCH: dict[str, tuple[str, Callable[[], Any], Callable[[], Any]]] = {
     "langchain": ("ChatAnthropic._get_request_payload", _lc_formatter, _lc_repair),
     "pydantic-ai": ("AnthropicModel._map_message", _pai_formatter, _pai_repair),
@@ -259,6 +281,7 @@ FRAMEWORK_BENCH: dict[str, tuple[str, Callable[[], Any], Callable[[], Any]]] = {
         _oa_chat_formatter,
         _oa_repair("openai"),
     ),
+    "google-adk": ("google-genai generateContent request body", _adk_formatter, _adk_repair),
 }
 
 

@@ -1,0 +1,49 @@
+"""toolpair for Google ADK (``google-adk``): repair of every model request, and a
+check and repair of stored sessions.
+
+    from toolpair.integrations.google_adk import ToolpairPlugin
+    runner = InMemoryRunner(agent=agent, plugins=[ToolpairPlugin()])
+
+The request contents are google-genai ``Content`` objects; they are judged with the
+rules of the provider the agent's model really talks to (`detect`). Everything imports
+ADK on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LAZY = {
+    "before_model_callback": "._plugin",
+    "detect": "._plugin",
+    "install": "._plugin",
+    "repair_contents": "._plugin",
+    "check_session": "._session",
+    "repair_session": "._session",
+    "AdkCodec": "._codec",
+}
+
+__all__ = [
+    "AdkCodec",
+    "ToolpairPlugin",
+    "before_model_callback",
+    "check_session",
+    "detect",
+    "install",
+    "repair_contents",
+    "repair_session",
+]
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name == "ToolpairPlugin":
+        value = importlib.import_module("._plugin", __name__).plugin_class()
+    else:
+        where = _LAZY.get(name)
+        if where is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,21 @@
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    # Coroutine tests run on anyio's pytest plugin (google-genai depends on anyio).
+    return "asyncio"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # ADK 2.x prefers App(plugins=...); Runner(plugins=...) is what 1.7 has.
+    config.addinivalue_line(
+        "filterwarnings", "ignore:The `plugins` argument is deprecated:DeprecationWarning"
+    )

@@ -1,0 +1,152 @@
+"""check_session and repair_session through real session services: the in-memory one
+and the SQLite-backed DatabaseSessionService."""
+
+from __future__ import annotations
+
+import pytest
+from adk_harness import (
+    ADK,
+    APP,
+    USER,
+    Capture,
+    agent,
+    call,
+    event,
+    gemini,
+    half_answered,
+    interrupted,
+    orphan_response,
+    run,
+    runner,
+    seed,
+    text,
+    valid,
+    wire_responses,
+)
+from google.adk.sessions import DatabaseSessionService, InMemorySessionService
+
+import toolpair
+from toolpair.integrations.google_adk import check_session, repair_session
+
+pytestmark = pytest.mark.anyio
+PLACEHOLDER = toolpair.Policy().placeholder
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+async def service(request, tmp_path):
+    if request.param == "memory":
+        yield InMemorySessionService()
+        return
+    driver = "sqlite+aiosqlite" if ADK >= (1, 19) else "sqlite"
+    svc = DatabaseSessionService(f"{driver}:///{tmp_path / 'sessions.db'}")
+    yield svc
+    close = getattr(svc, "close", None)
+    if close is not None and ADK >= (1, 19):
+        await close()
+
+
+async def _events(service):
+    s = await service.get_session(app_name=APP, user_id=USER, session_id="s1")
+    return s.events
+
+
+async def test_valid_session_has_nothing_to_report_or_append(service):
+    await seed(service, valid())
+    assert await check_session(service, APP, USER, "s1") == []
+    report = await repair_session(service, APP, USER, "s1")
+    assert report.fixes == [] and report.messages == []
+    assert len(await _events(service)) == 4
+
+
+async def test_interrupted_call_is_answered_by_an_appended_event(service):
+    await seed(service, half_answered())
+    v = await check_session(service, APP, USER, "s1")
+    assert [(x.code, x.index, x.ids) for x in v] == [("google_adk.unanswered_call", 1, ("c2",))]
+    assert "no matching function response" in v[0].message
+    before = [e.id for e in await _events(service)]
+    report = await repair_session(service, APP, USER, "s1")
+    assert [(f.kind, f.index, f.ids) for f in report.fixes] == [("synthetic_result", 1, ("c2",))]
+    events = await _events(service)
+    # Appended, not rewritten: the earlier events are the same ones, in order.
+    assert [e.id for e in events[: len(before)]] == before
+    added = events[-1]
+    assert added.author == "helper"
+    fr = added.content.parts[0].function_response
+    assert (fr.id, fr.name, fr.response) == ("c2", "get_time", {"error": PLACEHOLDER})
+    assert await check_session(service, APP, USER, "s1") == []
+    again = await repair_session(service, APP, USER, "s1")
+    assert again.fixes == [] and len(await _events(service)) == len(events)
+
+
+async def test_repaired_session_goes_out_valid_without_the_plugin(service):
+    await seed(service, interrupted())
+    await repair_session(service, APP, USER, "s1")
+    cap = Capture()
+    await run(runner(agent(gemini(cap)), service))
+    body = cap.bodies[0]
+    assert toolpair.validate(body, "gemini") == []
+    assert wire_responses(body) == [{"name": "get_weather", "response": {"error": PLACEHOLDER}}]
+
+
+async def test_orphan_response_is_reported_and_left(service):
+    await seed(service, orphan_response())
+    v = await check_session(service, APP, USER, "s1")
+    assert [(x.code, x.index, x.ids) for x in v] == [("google_adk.orphan_response", 2, ("gone",))]
+    assert v[0].message == "No function call event found for function responses ids: {'gone'}"
+    report = await repair_session(service, APP, USER, "s1")
+    assert [(f.kind, f.index, f.ids) for f in report.unrepaired] == [("unrepaired", 2, ("gone",))]
+    assert not report.changed
+    assert len(await _events(service)) == 4
+
+
+async def test_pending_long_running_call_is_not_broken(service):
+    pending = event("helper", call("get_weather", "lr1", city="Paris"))
+    pending.long_running_tool_ids = {"lr1"}
+    await seed(service, [event("user", text("weather?")), pending])
+    assert await check_session(service, APP, USER, "s1") == []
+
+
+async def test_dry_run_appends_nothing(service):
+    await seed(service, interrupted())
+    report = await repair_session(service, APP, USER, "s1", dry_run=True)
+    assert [f.kind for f in report.fixes] == ["synthetic_result"]
+    assert len(report.messages) == 1
+    assert len(await _events(service)) == 2
+
+
+async def test_unknown_session_is_a_clear_error(service):
+    with pytest.raises(LookupError, match="no session 'nope'"):
+        await check_session(service, APP, USER, "nope")
+
+
+async def test_resuming_with_a_response_whose_call_is_gone(service):
+    # A long-running tool resumed after compaction (or from another branch) sends a
+    # response no event calls. Up to 2.10 ADK stores it, then raises while it builds the
+    # request, before any callback runs; 2.13 refuses the message before storing it.
+    from google.genai import types
+
+    await seed(service, [event("user", text("book it")), event("helper", text("pending"))])
+    cap = Capture()
+    r = runner(agent(gemini(cap)), service)
+    orphan = types.Content(
+        role="user",
+        parts=[
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id="lost", name="get_weather", response={"ok": True}
+                )
+            )
+        ],
+    )
+    said = "No function call event found" if ADK < (2, 11) else "Function call not found"
+    with pytest.raises(ValueError, match=said):
+        async for _ in r.run_async(user_id=USER, session_id="s1", new_message=orphan):
+            pass
+    assert cap.bodies == []
+    v = await check_session(service, APP, USER, "s1")
+    if ADK < (2, 11):
+        assert [(x.code, x.index, x.ids) for x in v] == [
+            ("google_adk.orphan_response", 2, ("lost",))
+        ]
+    else:
+        assert v == []
