@@ -65,10 +65,15 @@ class PairSafeConversationManager(ConversationManager):
             self.reduce_context(agent)
 
     def cut_point(self, log: list[Any], start: int) -> int | None:
-        """The smallest unit boundary ``b >= start`` (``b > 0``) after which no unit of
-        results opens the kept part, or None."""
-        for u in toolpair.units(log, format=FORMAT):
-            if u.start >= max(start, 1) and u.kind != "results":
+        """The smallest unit boundary ``b >= start`` (``b > 0``) where a user turn opens
+        the kept part; failing that, the smallest where anything but results does (it
+        then gets an opening turn); or None."""
+        candidates = [u for u in toolpair.units(log, format=FORMAT) if u.start >= max(start, 1)]
+        for u in candidates:
+            if u.kind == "user":
+                return u.start
+        for u in candidates:
+            if u.kind != "results":
                 return u.start
         return None
 

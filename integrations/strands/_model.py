@@ -3,7 +3,7 @@ before its inner model formats them, and writes nothing back to the agent."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
 from typing import Any
 
 from strands.models.model import Model
@@ -75,7 +75,8 @@ def repair_messages(
 class ToolpairModel(Model):
     """Wraps any Strands model; each ``stream`` and ``structured_output`` call sends a
     repaired copy of its messages. The provider and model id are read off the inner
-    model's class and config unless given. ``last_repair`` is the latest report."""
+    model's class and config unless given. ``last_repair`` is the latest report, also
+    handed to ``on_repair`` when given."""
 
     def __init__(
         self,
@@ -84,6 +85,7 @@ class ToolpairModel(Model):
         provider: str | None = None,
         model: str | None = None,
         policy: Policy | None = None,
+        on_repair: Callable[[Repaired], None] | None = None,
     ) -> None:
         if isinstance(inner, ToolpairModel):
             # Wrapping twice would only repair twice; the outer options win.
@@ -92,6 +94,7 @@ class ToolpairModel(Model):
         self.provider = provider
         self.model = model
         self.policy = policy
+        self.on_repair = on_repair
         self.last_repair: Repaired | None = None
 
     def _target(self) -> tuple[str, str | None]:
@@ -106,6 +109,8 @@ class ToolpairModel(Model):
             messages, provider, model=model_id, policy=self.policy, chat=sends_chat(self.inner)
         )
         self.last_repair = result
+        if self.on_repair is not None:
+            self.on_repair(result)
         return list(result.messages)
 
     # --- the Model interface, delegated -------------------------------------------

@@ -69,7 +69,16 @@ class ToolpairPlugin(_Base):  # type: ignore[misc,valid-type]
         self.last_repair: Repaired | None = None
 
     def _wrap(self, inner: Any) -> ToolpairModel:
-        return ToolpairModel(inner, provider=self.provider, model=self.model, policy=self.policy)
+        return ToolpairModel(
+            inner,
+            provider=self.provider,
+            model=self.model,
+            policy=self.policy,
+            on_repair=self._record,
+        )
+
+    def _record(self, result: Repaired) -> None:
+        self.last_repair = result
 
     def init_agent(self, agent: Any) -> None:
         install: _Install | None = agent.__dict__.get(_MARK)

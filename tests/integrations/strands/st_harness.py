@@ -26,9 +26,7 @@ class Capture:
 
 
 def _sse(events: list[tuple[str | None, dict[str, Any]]], done: bool = False) -> bytes:
-    out = "".join(
-        (f"event: {e}\n" if e else "") + f"data: {json.dumps(d)}\n\n" for e, d in events
-    )
+    out = "".join((f"event: {e}\n" if e else "") + f"data: {json.dumps(d)}\n\n" for e, d in events)
     return (out + ("data: [DONE]\n\n" if done else "")).encode()
 
 
@@ -43,8 +41,16 @@ def _anthropic_stream() -> bytes:
         "stop_sequence": None,
         "usage": {"input_tokens": 1, "output_tokens": 1},
     }
-    block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
-    delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}
+    block = {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "text", "text": ""},
+    }
+    delta = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": "ok"},
+    }
     end = {
         "type": "message_delta",
         "delta": {"stop_reason": "end_turn", "stop_sequence": None},

@@ -102,7 +102,7 @@ def test_valid_history_goes_out_unchanged(provider: str) -> None:
 
 
 def test_untouched_messages_are_the_same_objects() -> None:
-    history = h.interrupted_loop() + [h.user("q"), h.said("a")]
+    history = [*h.interrupted_loop(), h.user("q"), h.said("a")]
     model = ToolpairModel(h.bedrock_model(h.Capture()))
     out = model.repair(history)
     assert out[0] is history[0] and out[-1] is history[-1]
