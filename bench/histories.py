@@ -483,6 +483,8 @@ FRAMEWORKS: dict[str, Callable[[], Renderer]] = {
     # The Agents SDK's items are Responses input items, shaped as its runner stores them.
     "openai-agents": lambda: _agents_items,
     "openai-agents-chat": lambda: _agents_items,
+    # Strands keeps Converse messages, each result with its status, for every model.
+    "strands": lambda: _bedrock,
 }
 
 
