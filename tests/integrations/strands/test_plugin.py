@@ -112,3 +112,27 @@ def test_middleware_leaves_a_per_call_toolpair_model_alone() -> None:
 def test_bad_route_is_refused() -> None:
     with pytest.raises(ValueError, match="via must be"):
         ToolpairPlugin(via="hook")  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(not HAS_PLUGINS, reason="strands.plugins is 1.28 and later")
+def test_plugin_judges_the_model_it_finds() -> None:
+    """The same plugin on an OpenAI agent repairs for OpenAI's rules, results first."""
+    plugin = ToolpairPlugin()
+    capture = h.Capture()
+    history = [
+        h.user("weather?"),
+        h.calls("t1", "t2"),
+        {"role": "user", "content": [h.result("t1"), {"text": "and?"}]},
+        h.said("fine"),
+    ]
+    agent = Agent(
+        model=h.openai_model(capture),
+        messages=history,
+        tools=[weather],
+        plugins=[plugin],
+        callback_handler=None,
+    )
+    agent("next")
+    assert toolpair.validate(capture.last, "openai", model="gpt-4o") == []
+    assert sorted(f.kind for f in plugin.last_repair.fixes) == ["results_first", "synthetic_result"]
+    assert plugin.last_repair.provider == "openai"
