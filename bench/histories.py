@@ -518,6 +518,8 @@ FRAMEWORKS: dict[str, Callable[[], Renderer]] = {
     "openai-agents": lambda: _agents_items,
     "openai-agents-chat": lambda: _agents_items,
     "google-adk": _google_adk,
+    # Strands keeps Converse messages, each result with its status, for every model.
+    "strands": lambda: _bedrock,
 }
 
 

@@ -266,6 +266,32 @@ def _adk_repair() -> Callable[[list[Any]], Any]:
     return lambda contents: repair_contents(contents, "gemini", model="gemini-2.5-flash")
 
 
+def _strands_model() -> Any:
+    import boto3
+    from strands.models.bedrock import BedrockModel
+
+    session = boto3.Session(
+        aws_access_key_id="bench", aws_secret_access_key="bench", region_name="us-east-1"
+    )
+    return BedrockModel(
+        boto_session=session, model_id="us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    )
+
+
+def _strands_formatter() -> Callable[[list[Any]], Any]:
+    model = _strands_model()
+    return lambda msgs: model.format_request(msgs)
+
+
+def _strands_repair() -> Callable[[list[Any]], Any]:
+    # What ToolpairModel does before every stream: the provider and model id read off
+    # the BedrockModel.
+    from toolpair.integrations.strands import ToolpairModel
+
+    model = ToolpairModel(_strands_model())
+    return lambda msgs: model.repair(msgs)
+
+
 FRAMEWORK_BENCH: dict[str, tuple[str, Callable[[], Any], Callable[[], Any]]] = {
     "langchain": ("ChatAnthropic._get_request_payload", _lc_formatter, _lc_repair),
     "pydantic-ai": ("AnthropicModel._map_message", _pai_formatter, _pai_repair),
@@ -282,6 +308,7 @@ FRAMEWORK_BENCH: dict[str, tuple[str, Callable[[], Any], Callable[[], Any]]] = {
         _oa_repair("openai"),
     ),
     "google-adk": ("google-genai generateContent request body", _adk_formatter, _adk_repair),
+    "strands": ("BedrockModel.format_request", _strands_formatter, _strands_repair),
 }
 
 

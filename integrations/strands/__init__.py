@@ -1,0 +1,40 @@
+"""toolpair for Strands Agents (``strands-agents``): every model call's messages repaired
+for the provider the agent really calls, written nowhere; a pair-safe conversation
+manager; checks and repairs of what a session manager restores.
+
+    from strands import Agent
+    from toolpair.integrations.strands import ToolpairModel
+    agent = Agent(model=ToolpairModel(BedrockModel(model_id=...)))
+
+Strands keeps its history as Bedrock Converse messages whatever the model, so the core's
+``bedrock`` codec reads it and the rules are those of the model class's provider.
+Everything imports Strands on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_LAZY = {
+    "ToolpairModel": "._model",
+    "repair_messages": "._model",
+    "detect_provider": "._detect",
+    "ToolpairPlugin": "._plugin",
+    "PairSafeConversationManager": "._manager",
+    "check_session": "._session",
+    "repair_session": "._session",
+    "stored_messages": "._session",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(where, __name__), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,102 @@
+"""`PairSafeConversationManager`: Strands' sliding window, cut only between whole units.
+
+Strands persists an append-only message log plus the number of messages the manager
+removed from its front, and restores from that offset; so the manager may only ever
+remove a prefix of the log. This one removes the shortest prefix that brings the history
+within the window and ends on a unit boundary (a toolUse is never parted from its
+toolResult, a kept part never starts with a result). Where the kept part would open on
+an assistant turn, which Bedrock, Anthropic and Gemini refuse (Strands' own window
+does that on tool-heavy histories, #1749), a one-line user turn opens it instead. That
+turn lives in the manager's state and comes back through ``restore_from_session``, the
+way ``SummarizingConversationManager`` keeps its summary, so the log stays append-only.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from strands.agent.conversation_manager import ConversationManager
+from strands.types.exceptions import ContextWindowOverflowException
+
+import toolpair
+
+from ._model import FORMAT
+
+logger = logging.getLogger("toolpair")
+
+DEFAULT_OPENING = toolpair.Policy().user_bridge_text
+
+
+class PairSafeConversationManager(ConversationManager):
+    """Keeps at most ``window_size`` messages of the log (as
+    ``SlidingWindowConversationManager``), plus the opening user turn when one is
+    needed; a unit larger than the window is kept whole. ``opening_text`` is that turn's
+    text."""
+
+    def __init__(self, window_size: int = 40, *, opening_text: str = DEFAULT_OPENING) -> None:
+        if isinstance(window_size, bool) or not isinstance(window_size, int) or window_size < 1:
+            raise ValueError(f"window_size must be a positive int, not {window_size!r}")
+        super().__init__()
+        self.window_size = window_size
+        self.opening_text = opening_text
+        self._opening: dict[str, Any] | None = None
+
+    # --- state, as Strands' session managers persist and restore it ----------------
+
+    def get_state(self) -> dict[str, Any]:
+        return {**super().get_state(), "opening_message": self._opening}
+
+    def restore_from_session(self, state: dict[str, Any]) -> list[Any] | None:
+        super().restore_from_session(state)
+        self._opening = state.get("opening_message")
+        return [self._opening] if self._opening else None
+
+    # --- management --------------------------------------------------------------
+
+    def _log(self, messages: list[Any]) -> list[Any]:
+        """The part of ``messages`` that is the stored log (without the opening)."""
+        if self._opening is not None and messages and messages[0] == self._opening:
+            return messages[1:]
+        return messages
+
+    def apply_management(self, agent: Any, **kwargs: Any) -> None:
+        if len(self._log(agent.messages)) > self.window_size:
+            self.reduce_context(agent)
+
+    def cut_point(self, log: list[Any], start: int) -> int | None:
+        """The smallest unit boundary ``b >= start`` (``b > 0``) where a user turn opens
+        the kept part; failing that, the smallest where anything but results does (it
+        then gets an opening turn); or None."""
+        candidates = [u for u in toolpair.units(log, format=FORMAT) if u.start >= max(start, 1)]
+        for u in candidates:
+            if u.kind == "user":
+                return u.start
+        for u in candidates:
+            if u.kind != "results":
+                return u.start
+        return None
+
+    def reduce_context(self, agent: Any, e: Exception | None = None, **kwargs: Any) -> None:
+        messages = agent.messages
+        log = self._log(messages)
+        # Strands' own rule for how far to go: down to the window, or two messages when
+        # the history already fits (a context overflow below the window).
+        start = len(log) - self.window_size if len(log) > self.window_size else 2
+        cut = self.cut_point(log, start)
+        if cut is None:
+            if e is not None:
+                raise ContextWindowOverflowException("no whole-unit cut left to trim") from e
+            logger.warning(
+                "window_size=%s, %s messages: no whole-unit cut left", self.window_size, len(log)
+            )
+            return
+        kept = log[cut:]
+        opens_on_user = kept[0].get("role") == "user"
+        self._opening = None if opens_on_user else self._make_opening()
+        # In place: the agent (and its hooks) hold this very list.
+        messages[:] = ([self._opening] if self._opening else []) + kept
+        self.removed_message_count += cut
+
+    def _make_opening(self) -> dict[str, Any]:
+        return {"role": "user", "content": [{"text": self.opening_text}]}

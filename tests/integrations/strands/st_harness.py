@@ -1,0 +1,209 @@
+"""Real Strands model classes over mock transports that capture every request body.
+
+AnthropicModel and OpenAIModel build their SDK client from ``client_args``, so an
+``http_client`` with an ``httpx.MockTransport`` is all it takes (strands caps anthropic
+below 1.0, which is on httpx). BedrockModel's boto3 client gets a botocore
+``before-send`` handler: it sees the fully serialised Converse request and answers it,
+so nothing leaves the process.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+
+@dataclass
+class Capture:
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def last(self) -> dict[str, Any]:
+        return self.bodies[-1]
+
+
+def _sse(events: list[tuple[str | None, dict[str, Any]]], done: bool = False) -> bytes:
+    out = "".join((f"event: {e}\n" if e else "") + f"data: {json.dumps(d)}\n\n" for e, d in events)
+    return (out + ("data: [DONE]\n\n" if done else "")).encode()
+
+
+def _anthropic_stream() -> bytes:
+    msg = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    block = {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "text", "text": ""},
+    }
+    delta = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": "ok"},
+    }
+    end = {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        "usage": {"output_tokens": 1},
+    }
+    return _sse(
+        [
+            ("message_start", {"type": "message_start", "message": msg}),
+            ("content_block_start", block),
+            ("content_block_delta", delta),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            ("message_delta", end),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+    )
+
+
+def _chat_stream() -> bytes:
+    base = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o"}
+    first = {"index": 0, "delta": {"role": "assistant", "content": "ok"}}
+    last = {"index": 0, "delta": {}, "finish_reason": "stop"}
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    return _sse(
+        [
+            (None, {**base, "choices": [first]}),
+            (None, {**base, "choices": [last]}),
+            (None, {**base, "choices": [], "usage": usage}),
+        ],
+        done=True,
+    )
+
+
+def _client(capture: Capture, answer: bytes) -> httpx.AsyncClient:
+    def handler(request: httpx.Request) -> httpx.Response:
+        capture.bodies.append(json.loads(request.content))
+        return httpx.Response(200, content=answer, headers={"content-type": "text/event-stream"})
+
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
+
+
+def anthropic_model(capture: Capture) -> Any:
+    from strands.models.anthropic import AnthropicModel
+
+    client = _client(capture, _anthropic_stream())
+    return AnthropicModel(
+        client_args={"api_key": "k", "http_client": client},
+        model_id="claude-sonnet-4-5",
+        max_tokens=64,
+    )
+
+
+def openai_model(capture: Capture) -> Any:
+    from strands.models.openai import OpenAIModel
+
+    client = _client(capture, _chat_stream())
+    return OpenAIModel(client_args={"api_key": "k", "http_client": client}, model_id="gpt-4o")
+
+
+_CONVERSE = {
+    "output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
+    "stopReason": "end_turn",
+    "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+    "metrics": {"latencyMs": 1},
+}
+
+
+class _Raw:
+    """The raw body botocore reads an HTTP response from."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def stream(self, **_: Any) -> Any:
+        yield self.data
+
+    def read(self, *_: Any, **__: Any) -> bytes:
+        return self.data
+
+
+def bedrock_model(capture: Capture) -> Any:
+    import boto3
+    from botocore.awsrequest import AWSResponse
+    from strands.models.bedrock import BedrockModel
+
+    def before_send(request: Any, **_: Any) -> Any:
+        capture.bodies.append(json.loads(request.body))
+        data = json.dumps(_CONVERSE).encode()
+        return AWSResponse(request.url, 200, {"content-type": "application/json"}, _Raw(data))
+
+    session = boto3.Session(
+        aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1"
+    )
+    model = BedrockModel(
+        boto_session=session,
+        model_id="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        streaming=False,
+    )
+    model.client.meta.events.register("before-send.bedrock-runtime.*", before_send)
+    return model
+
+
+MODELS = {"anthropic": anthropic_model, "openai": openai_model, "bedrock": bedrock_model}
+
+
+def wire_messages(body: dict[str, Any]) -> list[Any]:
+    return list(body["messages"])
+
+
+# --- histories, in Strands' own (Converse) shape -----------------------------------
+
+
+def use(tid: str, city: str = "Paris") -> dict[str, Any]:
+    return {"toolUse": {"toolUseId": tid, "name": "weather", "input": {"city": city}}}
+
+
+def result(tid: str, text: str = "sunny") -> dict[str, Any]:
+    return {"toolResult": {"toolUseId": tid, "status": "success", "content": [{"text": text}]}}
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": [{"text": text}]}
+
+
+def said(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"text": text}]}
+
+
+def calls(*ids: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": [use(i) for i in ids]}
+
+
+def results(*ids: str) -> dict[str, Any]:
+    return {"role": "user", "content": [result(i) for i in ids]}
+
+
+def valid() -> list[dict[str, Any]]:
+    return [user("weather?"), calls("t1"), results("t1"), said("sunny")]
+
+
+def dangling() -> list[dict[str, Any]]:
+    """A tool interrupted mid-run (#3651, #1435): its call stored without a result, and
+    the conversation went on after it."""
+    return [user("weather?"), calls("t1"), user("still there?"), said("yes")]
+
+
+def orphan() -> list[dict[str, Any]]:
+    """A result whose call was trimmed away or lost on restore (#1749, #2296)."""
+    return [results("t0"), said("ok"), user("and now?"), said("fine")]
+
+
+def interrupted_loop() -> list[dict[str, Any]]:
+    """Two parallel calls, only one answered before the loop stopped (#1610)."""
+    return [user("weather?"), calls("t1", "t2"), results("t1"), said("half")]
+
+
+BROKEN = {"dangling": dangling, "orphan": orphan, "interrupted_loop": interrupted_loop}

@@ -1,0 +1,144 @@
+"""check_session / repair_session against a real FileSessionManager in a temporary
+directory, beside what Strands' own restore makes of the same stored histories."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+import st_harness as h
+from strands import Agent
+from strands.session.file_session_manager import FileSessionManager
+
+import toolpair
+from toolpair.integrations.strands import check_session, repair_session, stored_messages
+
+#: What Bedrock (strictest rules: no model named) rejects in each stored history:
+#: (code, message index, ids).
+STORED = {
+    "dangling": ("bedrock.missing_result", 2, ("t1",)),
+    "orphan": ("bedrock.too_many_results", 0, ("t0",)),
+    "interrupted_loop": ("bedrock.missing_result", 2, ("t2",)),
+}
+
+
+def store(tmp: Path, name: str, history: list[Any]) -> None:
+    sm = FileSessionManager(session_id=name, storage_dir=str(tmp))
+    Agent(
+        model=h.bedrock_model(h.Capture()),
+        messages=history,
+        session_manager=sm,
+        callback_handler=None,
+    )
+
+
+def snapshot(tmp: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(tmp)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(tmp.rglob("*"))
+        if p.is_file()
+    }
+
+
+def plain(messages: list[Any]) -> list[Any]:
+    return [{k: v for k, v in m.items() if k != "tracking_id"} for m in messages]
+
+
+@pytest.mark.parametrize("case", sorted(h.BROKEN))
+def test_check_session_names_the_break(tmp_path: Path, case: str) -> None:
+    store(tmp_path, case, h.BROKEN[case]())
+    sm = FileSessionManager(session_id=case, storage_dir=str(tmp_path))
+    found = check_session(sm)
+    code, index, ids = STORED[case]
+    assert [(v.code, v.index, v.ids) for v in found][:1] == [(code, index, ids)]
+    assert found[0].message
+
+
+@pytest.mark.parametrize("case", sorted(h.BROKEN))
+def test_repair_session_repairs_and_writes_nothing(tmp_path: Path, case: str) -> None:
+    store(tmp_path, case, h.BROKEN[case]())
+    before = snapshot(tmp_path)
+    sm = FileSessionManager(session_id=case, storage_dir=str(tmp_path))
+    result = repair_session(sm)
+    assert result.fixes
+    assert set(STORED[case][2]) <= {i for f in result.fixes for i in f.ids}
+    assert toolpair.validate(result.messages, "bedrock", format="bedrock") == []
+    assert snapshot(tmp_path) == before
+    # Idempotent: the repaired history needs nothing more.
+    assert toolpair.repair(result.messages, "bedrock", format="bedrock").fixes == []
+
+
+def test_valid_session_is_clean(tmp_path: Path) -> None:
+    store(tmp_path, "ok", h.valid())
+    sm = FileSessionManager(session_id="ok", storage_dir=str(tmp_path))
+    assert check_session(sm) == []
+    result = repair_session(sm)
+    assert result.fixes == [] and plain(result.messages) == h.valid()
+
+
+#: What Bedrock rejects in what Strands' own restore hands the agent, first violation.
+#: 1.0 restores the stored log as it is; from the release with ``_fix_broken_tool_use``
+#: the interrupted call is answered in a turn of its own before the user's text (two
+#: user turns in a row), and an orphaned result is dropped without the history then
+#: opening on a user turn.
+THEIRS = {
+    False: {"dangling": "bedrock.missing_result", "orphan": "bedrock.too_many_results"},
+    True: {"dangling": "bedrock.roles_not_alternating", "orphan": "bedrock.first_not_user"},
+}
+
+
+@pytest.mark.parametrize("case", ["dangling", "orphan"])
+def test_strands_restore_beside_repair_session(tmp_path: Path, case: str) -> None:
+    from strands.session.repository_session_manager import RepositorySessionManager
+
+    fixes_itself = hasattr(RepositorySessionManager, "_fix_broken_tool_use")
+    store(tmp_path, case, h.BROKEN[case]())
+    sm = FileSessionManager(session_id=case, storage_dir=str(tmp_path))
+    restored = Agent(model=h.bedrock_model(h.Capture()), session_manager=sm, callback_handler=None)
+    theirs = toolpair.validate(plain(restored.messages), "bedrock", format="bedrock")
+    assert [v.code for v in theirs][:1] == [THEIRS[fixes_itself][case]]
+    ours = repair_session(FileSessionManager(session_id=case, storage_dir=str(tmp_path)))
+    assert toolpair.validate(ours.messages, "bedrock", format="bedrock") == []
+    # Every text of the stored log is still there, and every result whose call is
+    # (an orphan's content is kept as text with orphans="text").
+    for text in ("still there?", "yes", "ok", "and now?", "fine", "weather?"):
+        assert (text in str(h.BROKEN[case]())) <= (text in str(ours.messages))
+    kept = repair_session(sm, policy=toolpair.Policy(orphans="text"))
+    assert "sunny" in str(kept.messages) or case != "orphan"
+
+
+def test_agent_names_the_provider_and_agent_id(tmp_path: Path) -> None:
+    store(tmp_path, "s", h.interrupted_loop())
+    sm = FileSessionManager(session_id="s", storage_dir=str(tmp_path))
+    agent = Agent(model=h.openai_model(h.Capture()), callback_handler=None)
+    found = check_session(sm, agent=agent)
+    assert [v.code for v in found] == ["openai.missing_result"]
+    assert repair_session(sm, agent=agent).provider == "openai"
+
+
+def test_stored_messages_follow_the_removed_count(tmp_path: Path) -> None:
+    from toolpair.integrations.strands import PairSafeConversationManager
+
+    history = [h.user("a"), h.said("b"), *h.valid()]
+    sm = FileSessionManager(session_id="w", storage_dir=str(tmp_path))
+    manager = PairSafeConversationManager(window_size=4)
+    agent = Agent(
+        model=h.bedrock_model(h.Capture()),
+        messages=history,
+        conversation_manager=manager,
+        session_manager=sm,
+        callback_handler=None,
+    )
+    manager.apply_management(agent)
+    sm.sync_agent(agent)
+    again = FileSessionManager(session_id="w", storage_dir=str(tmp_path))
+    assert plain(stored_messages(again)) == h.valid()
+
+
+def test_unknown_agent_is_a_clear_error(tmp_path: Path) -> None:
+    store(tmp_path, "s", h.valid())
+    sm = FileSessionManager(session_id="s", storage_dir=str(tmp_path))
+    with pytest.raises(LookupError, match="no agent 'nobody'"):
+        check_session(sm, "nobody")
