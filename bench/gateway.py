@@ -124,21 +124,44 @@ def proxy_rows(requests: int) -> list[tuple[str, str, str, str]]:
         for q, name in ((0.5, "p50"), (0.99, "p99")):
             added = (_pct(a, q) - _pct(b, q)) * 1e3
             target_ = "<= 1 ms" if name == "p50" else ""
-            rows.append((f"proxy: added latency over a bare pass-through, {name}", size, f"{added:.2f} ms", target_))
+            rows.append(
+                (
+                    f"proxy: added latency over a bare pass-through, {name}",
+                    size,
+                    f"{added:.2f} ms",
+                    target_,
+                )
+            )
         if n == 500:
             sa, sb = [], []
             for _ in range(requests):
                 sa.append(_post(judged, raw, stream=True)[0])
                 sb.append(_post(bare, raw, stream=True)[0])
             added = (statistics.median(sa) - statistics.median(sb)) * 1e3
-            rows.append(("proxy: streaming time to first byte, added (p50)", size, f"{added:.2f} ms", "<= 1 ms"))
+            rows.append(
+                (
+                    "proxy: streaming time to first byte, added (p50)",
+                    size,
+                    f"{added:.2f} ms",
+                    "<= 1 ms",
+                )
+            )
     rows.append(_memory_row(up_port, requests))
     return rows
 
 
 def _memory_row(up_port: int, requests: int) -> tuple[str, str, str, str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "toolpair", "proxy", "--upstream", f"http://127.0.0.1:{up_port}", "--port", "0"],
+        [
+            sys.executable,
+            "-m",
+            "toolpair",
+            "proxy",
+            "--upstream",
+            f"http://127.0.0.1:{up_port}",
+            "--port",
+            "0",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -147,7 +170,9 @@ def _memory_row(up_port: int, requests: int) -> tuple[str, str, str, str]:
         assert proc.stdout is not None
         port = int(proc.stdout.readline().split("http://127.0.0.1:", 1)[1].split()[0])
         raw = json.dumps({"model": "gpt-4.1", "messages": H.wire("openai", 500)}).encode()
-        broken = json.dumps({"model": "gpt-4.1", "messages": H.wire("openai", 500, defects=True)}).encode()
+        broken = json.dumps(
+            {"model": "gpt-4.1", "messages": H.wire("openai", 500, defects=True)}
+        ).encode()
         for i in range(requests):
             _post(port, broken if i % 2 else raw)
         with open(f"/proc/{proc.pid}/status") as f:
@@ -155,7 +180,12 @@ def _memory_row(up_port: int, requests: int) -> tuple[str, str, str, str]:
     finally:
         proc.terminate()
         proc.wait(10)
-    return ("proxy: resident memory after the run", f"{requests} requests of 500 messages, half broken", f"{rss / 1024:.0f} MiB", "")
+    return (
+        "proxy: resident memory after the run",
+        f"{requests} requests of 500 messages, half broken",
+        f"{rss / 1024:.0f} MiB",
+        "",
+    )
 
 
 def guardrail_rows(requests: int) -> list[tuple[str, str, str, str]]:

@@ -1000,8 +1000,7 @@ def _parser() -> argparse.ArgumentParser:
         "--mode",
         choices=("repair", "reject", "observe"),
         default="repair",
-        help="repair a broken history (default), reject it with the API's own 400, or "
-        "only log it",
+        help="repair a broken history (default), reject it with the API's own 400, or only log it",
     )
     px.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
     px.add_argument("--port", type=int, default=8787, help="port (default 8787; 0 picks one)")

@@ -202,13 +202,14 @@ class _Handler(BaseHTTPRequestHandler):
         conn = up.connect()
         try:
             try:
-                conn.putrequest(self.command, up.base + self.path, skip_host=True,
-                                skip_accept_encoding=True)
+                conn.putrequest(
+                    self.command, up.base + self.path, skip_host=True, skip_accept_encoding=True
+                )
                 for k, v in headers:
                     conn.putheader(k, v)
                 conn.endheaders(body or None)
                 resp = conn.getresponse()
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 self.close_connection = True
                 self._plain(504, "toolpair proxy: the upstream did not answer in time", format)
                 return
@@ -226,9 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response_only(resp.status, resp.reason)
         length = resp.getheader("content-length")
         framed = self.command == "HEAD" or resp.status in (204, 304) or resp.status < 200
-        drop = _HOP | {
-            h.strip().lower() for h in (resp.getheader("connection") or "").split(",")
-        }
+        drop = _HOP | {h.strip().lower() for h in (resp.getheader("connection") or "").split(",")}
         for k, v in resp.getheaders():
             if k.lower() not in drop:
                 self.send_header(k, v)
@@ -277,8 +276,9 @@ def serve(
 ) -> None:
     """Run the proxy until interrupted."""
     server = ProxyServer((host, port), Upstream(upstream, timeout), mode, provider)
-    bound_host, bound_port = server.server_address[:2]
-    shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host
+    bound, bound_port = server.server_address[:2]
+    bound_host = bound.decode() if isinstance(bound, bytes) else str(bound)
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     print(
         f"toolpair proxy: listening on http://{shown}:{bound_port} -> {upstream} "
         f"(mode {mode}, rules {provider or 'of each API'})",
@@ -290,4 +290,3 @@ def serve(
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
-

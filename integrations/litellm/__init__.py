@@ -204,8 +204,10 @@ class ToolpairGuardrail(CustomGuardrail):
     ) -> None:
         rep = toolpair.repair(body, rules, model=model, format=fmt, **context)
         kinds = {f.kind for f in rep.fixes}
-        if fmt == "openai" and context.get("thinking") and any(
-            ".thinking_not_first]" in f.detail for f in rep.unrepaired
+        if (
+            fmt == "openai"
+            and context.get("thinking")
+            and any(".thinking_not_first]" in f.detail for f in rep.unrepaired)
         ):
             # The chat body holds no thinking switch the core could turn off: try the
             # request without thinking, and keep that where it is what makes it valid.

@@ -84,7 +84,9 @@ def test_repair_mode_repairs_chat_and_messages(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.delenv("TOOLPAIR_MODE", raising=False)
     seen: list[bytes] = []
     app = make_app(seen)
-    r = asyncio.run(_post(app, "/v1/chat/completions", {"model": "qwen3", "messages": DANGLING_CHAT}))
+    r = asyncio.run(
+        _post(app, "/v1/chat/completions", {"model": "qwen3", "messages": DANGLING_CHAT})
+    )
     assert r.status_code == 200 and r.headers["x-upstream"] == "vllm"
     body = {"model": "qwen3", "max_tokens": 10, "messages": DANGLING_ANTHROPIC}
     r = asyncio.run(_post(app, "/v1/messages", body))
@@ -132,13 +134,18 @@ def test_reject_mode_answers_in_the_providers_envelope(monkeypatch: pytest.Monke
     assert r.status_code == 400
     assert r.json()["type"] == "error"
     assert r.json()["error"]["message"].startswith("messages.1: `tool_use` ids were found")
-    orphan = [{"role": "user", "content": "x"}, {"type": "function_call_output", "call_id": "c9", "output": "y"}]
+    orphan = [
+        {"role": "user", "content": "x"},
+        {"type": "function_call_output", "call_id": "c9", "output": "y"},
+    ]
     r = asyncio.run(_post(app, "/v1/responses", {"model": "m", "input": orphan}))
     assert r.status_code == 400 and r.json()["error"]["param"] == "input"
     assert seen == []
     # A stored response holds the call: the output is not an orphan.
     r = asyncio.run(
-        _post(app, "/v1/responses", {"model": "m", "input": orphan, "previous_response_id": "resp_1"})
+        _post(
+            app, "/v1/responses", {"model": "m", "input": orphan, "previous_response_id": "resp_1"}
+        )
     )
     assert r.status_code == 200 and len(seen) == 1
 
@@ -166,7 +173,9 @@ def test_provider_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
     ]
     assert toolpair.validate(valid_for_openai, "openai") == []
-    r = asyncio.run(_post(app, "/v1/chat/completions", {"model": "m", "messages": valid_for_openai}))
+    r = asyncio.run(
+        _post(app, "/v1/chat/completions", {"model": "m", "messages": valid_for_openai})
+    )
     assert r.status_code == 400
     assert "must be a-z, A-Z, 0-9, with a length of 9" in r.json()["error"]["message"]
     monkeypatch.setenv("TOOLPAIR_PROVIDER", "nonsense")

@@ -17,8 +17,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from importlib.metadata import version
 from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -144,7 +144,9 @@ def test_chat_failover_is_repaired_for_each_attempt(
     if not modify_params:
         up.clear()
         with pytest.raises(litellm.ServiceUnavailableError, match="tool_result"):
-            asyncio.run(router.acompletion(model="private-chat", messages=DANGLING_CHAT, tools=TOOLS))
+            asyncio.run(
+                router.acompletion(model="private-chat", messages=DANGLING_CHAT, tools=TOOLS)
+            )
     callbacks.append(ToolpairGuardrail())
     up.clear()
     out = asyncio.run(router.acompletion(model="private-chat", messages=DANGLING_CHAT, tools=TOOLS))
@@ -199,9 +201,7 @@ def test_responses_are_repaired_and_stored_state_is_respected(
     # An output whose call lives in a stored response is no orphan: sent as it is.
     up.clear()
     stored = [{"type": "function_call_output", "call_id": "call_9", "output": "sunny"}]
-    asyncio.run(
-        router.aresponses(model="hosted-gpt", input=stored, previous_response_id="resp_0")
-    )
+    asyncio.run(router.aresponses(model="hosted-gpt", input=stored, previous_response_id="resp_0"))
     [body] = [s.body for s in up.bodies()]
     assert body["input"] == stored
 
@@ -298,7 +298,11 @@ def gateway(up: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     work = tmp_path_factory.mktemp("gateway")
     models = []
     for entry in _router(up).model_list:
-        params = {k: v for k, v in entry["litellm_params"].items() if k in ("model", "api_base", "api_key")}
+        params = {
+            k: v
+            for k, v in entry["litellm_params"].items()
+            if k in ("model", "api_base", "api_key")
+        }
         models.append({"model_name": entry["model_name"], "litellm_params": params})
     config = {
         "model_list": models,
@@ -342,7 +346,15 @@ def gateway(up: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     litellm_bin = Path(sys.executable).with_name("litellm")
     log = open(work / "proxy.log", "w")  # noqa: SIM115
     proc = subprocess.Popen(
-        [str(litellm_bin), "--config", str(work / "config.yaml"), "--host", "127.0.0.1", "--port", str(port)],
+        [
+            str(litellm_bin),
+            "--config",
+            str(work / "config.yaml"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
         stdout=log,
         stderr=subprocess.STDOUT,
         env=env,
@@ -382,7 +394,9 @@ def test_proxy_chat_failover_with_the_openai_sdk(up: Upstream, gateway: dict[str
     assert gateway["key"] not in gateway["log"].read_text()
 
 
-def test_proxy_messages_failover_with_the_anthropic_sdk(up: Upstream, gateway: dict[str, Any]) -> None:
+def test_proxy_messages_failover_with_the_anthropic_sdk(
+    up: Upstream, gateway: dict[str, Any]
+) -> None:
     client = anthropic.Anthropic(api_key=gateway["key"], base_url=gateway["url"], max_retries=0)
     up.clear()
     out = client.messages.create(model="private-msgs", max_tokens=64, messages=DANGLING_MESSAGES)

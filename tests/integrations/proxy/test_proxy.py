@@ -36,7 +36,17 @@ def up() -> Iterator[Upstream]:
 class Proxy:
     def __init__(self, upstream: str, *extra: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "toolpair", "proxy", "--upstream", upstream, "--port", "0", *extra],
+            [
+                sys.executable,
+                "-m",
+                "toolpair",
+                "proxy",
+                "--upstream",
+                upstream,
+                "--port",
+                "0",
+                *extra,
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -56,6 +66,14 @@ class Proxy:
         assert self.proc.stderr is not None
         for line in self.proc.stderr:
             self.log.append(line)
+
+    def wait_for(self, text: str) -> str:
+        """The log so far, once it holds ``text`` (stderr is read by another thread)."""
+        deadline = time.monotonic() + 10
+        while text not in "".join(self.log):
+            assert time.monotonic() < deadline, self.log
+            time.sleep(0.05)
+        return "".join(self.log)
 
     def stop(self) -> str:
         self.proc.terminate()
@@ -143,10 +161,12 @@ def test_broken_anthropic_history_fails_direct_and_is_repaired_through_the_proxy
     assert seen.body["messages"][1] == DANGLING_ANTHROPIC[1]
     result = seen.body["messages"][2]["content"][0]
     assert result["tool_use_id"] == "toolu_01" and result["is_error"] is True
-    assert "1 synthetic_result" in "".join(proxies["strict"].log)
+    proxies["strict"].wait_for("1 synthetic_result")
 
 
-def test_credentials_are_forwarded_and_never_logged(up: Upstream, proxies: dict[str, Proxy]) -> None:
+def test_credentials_are_forwarded_and_never_logged(
+    up: Upstream, proxies: dict[str, Proxy]
+) -> None:
     up.clear()
     _anthropic(proxies["strict"].url).messages.create(
         model="claude-sonnet-4-5", max_tokens=64, messages=DANGLING_ANTHROPIC
@@ -188,7 +208,9 @@ def test_valid_bodies_pass_byte_identical(up: Upstream, proxies: dict[str, Proxy
     assert toolpair.validate(json.loads(raw), "anthropic") == []
     up.clear()
     conn = http.client.HTTPConnection("127.0.0.1", proxies["strict"].port, timeout=10)
-    conn.request("POST", "/v1/messages", raw, {"content-type": "application/json", "x-api-key": KEY})
+    conn.request(
+        "POST", "/v1/messages", raw, {"content-type": "application/json", "x-api-key": KEY}
+    )
     assert conn.getresponse().status == 200
     [seen] = up.bodies("strict")
     assert seen.raw == raw
@@ -212,7 +234,9 @@ def test_reject_mode_answers_the_providers_400_and_sends_nothing(
         _anthropic(proxies["reject"].url).messages.create(
             model="claude-sonnet-4-5", max_tokens=64, messages=DANGLING_ANTHROPIC
         )
-    [v] = toolpair.validate({"messages": DANGLING_ANTHROPIC, "max_tokens": 1, "system": ""}, "anthropic")
+    [v] = toolpair.validate(
+        {"messages": DANGLING_ANTHROPIC, "max_tokens": 1, "system": ""}, "anthropic"
+    )
     assert e.value.status_code == 400
     assert e.value.body == {
         "type": "error",
@@ -220,7 +244,9 @@ def test_reject_mode_answers_the_providers_400_and_sends_nothing(
     }
     assert v.message.startswith("messages.1: `tool_use` ids were found without")
     with pytest.raises(openai.BadRequestError) as oe:
-        _openai(proxies["reject"].url).chat.completions.create(model="gpt-4.1", messages=DANGLING_CHAT)
+        _openai(proxies["reject"].url).chat.completions.create(
+            model="gpt-4.1", messages=DANGLING_CHAT
+        )
     assert oe.value.status_code == 400
     assert oe.value.body["type"] == "invalid_request_error"
     assert oe.value.body["param"] == "messages"
@@ -241,11 +267,8 @@ def test_observe_mode_forwards_unchanged_and_logs(up: Upstream, proxies: dict[st
     assert conn.getresponse().status == 200
     [seen] = up.bodies("lax")
     assert seen.raw == raw
-    deadline = time.monotonic() + 5
-    while "observed /v1/chat/completions" not in "".join(proxies["observe"].log):
-        assert time.monotonic() < deadline, proxies["observe"].log
-        time.sleep(0.05)
-    assert "[openai.missing_result]" in "".join(proxies["observe"].log)
+    log = proxies["observe"].wait_for("observed /v1/chat/completions")
+    assert "[openai.missing_result]" in log
 
 
 def test_gemini_generate_content_is_repaired(up: Upstream, proxies: dict[str, Proxy]) -> None:
@@ -273,7 +296,7 @@ def test_streams_pass_through_unbuffered(up: Upstream, proxies: dict[str, Proxy]
     with client.messages.stream(
         model="claude-sonnet-4-5", max_tokens=64, messages=DANGLING_ANTHROPIC
     ) as stream:
-        for text in stream.text_stream:
+        for _text in stream.text_stream:
             arrivals.append(time.monotonic() - start)
         final = stream.get_final_message()
     assert final.content[0].text == "part0 part1 part2 part3 "
@@ -321,14 +344,16 @@ def test_upstream_faults_give_a_clean_status_and_the_proxy_keeps_serving(
     # A stream cut half-way: the client sees a broken stream, not a hang.
     cut = Proxy(up.url("cut"))
     try:
-        with pytest.raises(
-            (anthropic.APIConnectionError, httpx2.RemoteProtocolError),
-            match="without sending complete message body",
-        ):
-            with _anthropic(cut.url).messages.stream(
+        with (
+            pytest.raises(
+                (anthropic.APIConnectionError, httpx2.RemoteProtocolError),
+                match="without sending complete message body",
+            ),
+            _anthropic(cut.url).messages.stream(
                 model="claude-sonnet-4-5", max_tokens=64, messages=VALID_ANTHROPIC
-            ) as stream:
-                list(stream.text_stream)
+            ) as stream,
+        ):
+            list(stream.text_stream)
     finally:
         cut.stop()
     # Still serving.
@@ -355,7 +380,13 @@ def test_bounded_load_loses_nothing_and_alters_no_valid_body(
     up: Upstream, proxies: dict[str, Proxy]
 ) -> None:
     up.clear()
-    valid = {"model": "gpt-4.1", "messages": [*DANGLING_CHAT[:2], {"role": "tool", "tool_call_id": "call_1", "content": "ok"}]}
+    valid = {
+        "model": "gpt-4.1",
+        "messages": [
+            *DANGLING_CHAT[:2],
+            {"role": "tool", "tool_call_id": "call_1", "content": "ok"},
+        ],
+    }
     broken = {"model": "gpt-4.1", "messages": DANGLING_CHAT}
 
     def one(i: int) -> tuple[int, bytes, bool]:

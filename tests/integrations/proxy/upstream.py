@@ -89,7 +89,11 @@ def _chat_chunks() -> Iterator[dict[str, Any]]:
             "created": 1,
             "model": "gpt-4.1",
             "choices": [
-                {"index": 0, "delta": {"role": "assistant", "content": f"part{i} "}, "finish_reason": None}
+                {
+                    "index": 0,
+                    "delta": {"role": "assistant", "content": f"part{i} "},
+                    "finish_reason": None,
+                }
             ],
         }
     yield {
@@ -178,7 +182,9 @@ class Upstream:
                 raw = self.rfile.read(n)
                 with me.lock:
                     me.seen.append(
-                        Seen("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, raw)
+                        Seen(
+                            "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, raw
+                        )
                     )
                 me.serve(self, raw)
 
