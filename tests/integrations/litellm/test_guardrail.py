@@ -292,10 +292,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def gateway(up: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    pytest.importorskip("litellm.proxy.proxy_server")
-    work = tmp_path_factory.mktemp("gateway")
+def _start(up: Upstream, work: Path, mode: str) -> tuple[subprocess.Popen[bytes], str, str, Any]:
     models = []
     for entry in _router(up).model_list:
         params = {
@@ -304,7 +301,7 @@ def gateway(up: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
             if k in ("model", "api_base", "api_key")
         }
         models.append({"model_name": entry["model_name"], "litellm_params": params})
-    config = {
+    config: dict[str, Any] = {
         "model_list": models,
         "router_settings": {
             "num_retries": 0,
@@ -318,7 +315,7 @@ def gateway(up: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
                     "guardrail": "toolpair.integrations.litellm.ToolpairGuardrail",
                     "mode": "pre_call",
                     "default_on": True,
-                    "toolpair_mode": "repair",
+                    "toolpair_mode": mode,
                 },
             },
         ],
@@ -360,26 +357,50 @@ def gateway(up: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         env=env,
         cwd=work,
     )
-    url = f"http://127.0.0.1:{port}"
+    return proc, f"http://127.0.0.1:{port}", key, log
+
+
+def _ready(proc: subprocess.Popen[bytes], url: str, work: Path) -> None:
     deadline = time.monotonic() + 80
     while True:
         try:
             with urllib.request.urlopen(url + "/health/liveliness", timeout=2) as r:
                 if r.status == 200:
-                    break
+                    return
         except OSError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             pytest.fail("litellm proxy did not start:\n" + (work / "proxy.log").read_text()[-3000:])
         time.sleep(0.25)
-    yield {"url": url, "key": key, "log": work / "proxy.log"}
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+
+
+@pytest.fixture(scope="module")
+def gateways(up: Upstream, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """Two real LiteLLM proxies, one repairing and one rejecting, started side by side."""
+    pytest.importorskip("litellm.proxy.proxy_server")
+    started = {}
+    for mode in ("repair", "reject"):
+        work = tmp_path_factory.mktemp(f"gateway-{mode}")
+        started[mode] = (work, *_start(up, work, mode))
+    for work, proc, url, _, _ in started.values():
+        _ready(proc, url, work)
+    yield {
+        mode: {"url": url, "key": key, "log": work / "proxy.log"}
+        for mode, (work, _, url, key, _) in started.items()
+    }
+    for _, proc, _, _, log in started.values():
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture
+def gateway(gateways: dict[str, Any]) -> dict[str, Any]:
+    return gateways["repair"]
 
 
 def test_proxy_chat_failover_with_the_openai_sdk(up: Upstream, gateway: dict[str, Any]) -> None:
@@ -421,3 +442,30 @@ def test_proxy_streams_and_valid_histories_arrive_unchanged(
     assert len(seen.body["messages"]) == 3
     assert seen.body["messages"][2] == valid[2]
     assert toolpair.validate(seen.body, "openai") == []
+
+
+def test_proxy_reject_answers_400_in_the_endpoints_envelope(
+    up: Upstream, gateways: dict[str, Any]
+) -> None:
+    gw = gateways["reject"]
+    up.clear()
+    client = openai.OpenAI(api_key=gw["key"], base_url=gw["url"], max_retries=0)
+    with pytest.raises(openai.BadRequestError) as e:
+        client.chat.completions.create(model="private-chat", messages=DANGLING_CHAT, tools=TOOLS)
+    [v] = toolpair.validate(DANGLING_CHAT, "openai")
+    # LiteLLM's own OpenAI error body, with toolpair's envelope as the provider's fields.
+    assert e.value.status_code == 400
+    assert e.value.body["message"] == v.message
+    assert e.value.body["type"] == "invalid_request_error"
+    assert e.value.body["provider_specific_fields"]["error"]["param"] == "messages"
+    aclient = anthropic.Anthropic(api_key=gw["key"], base_url=gw["url"], max_retries=0)
+    with pytest.raises(anthropic.BadRequestError) as ae:
+        aclient.messages.create(model="hosted-claude", max_tokens=64, messages=DANGLING_MESSAGES)
+    [av] = toolpair.validate(DANGLING_MESSAGES, "anthropic")
+    assert ae.value.status_code == 400
+    assert ae.value.body["type"] == "error"
+    assert ae.value.body["error"]["type"] == "invalid_request_error"
+    assert ae.value.body["error"]["message"] == av.message
+    assert av.message.startswith("messages.1: `tool_use` ids were found without `tool_result`")
+    # Nothing reached any upstream, and no fallback was tried.
+    assert up.bodies() == []
