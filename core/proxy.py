@@ -49,6 +49,8 @@ _HOP = frozenset(
         "upgrade",
         "host",
         "content-length",
+        # Answered by this server itself; the body is already read when it is forwarded.
+        "expect",
     }
 )
 #: Small reads keep an event stream flowing as it is produced; larger ones cost nothing
