@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from litellm.integrations.custom_guardrail import CustomGuardrail
@@ -44,6 +45,16 @@ import toolpair
 from toolpair import wire
 
 logger = logging.getLogger("toolpair")
+
+
+def _release() -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in version("litellm").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return (0,)
+
+
+_ENVELOPES_PASS = _release() >= (1, 108)
 
 __all__ = ["ToolpairGuardrail"]
 
@@ -237,7 +248,7 @@ class ToolpairGuardrail(CustomGuardrail):
         )
         self._tag(kwargs, {"rules": rules, "violations": [v.code for v in violations]})
         if self.toolpair_mode == "reject":
-            raise _rejection(wire.error_envelope(fmt, first.message))
+            raise _rejection(fmt, first.message)
 
     @staticmethod
     def _tag(kwargs: dict[str, Any], info: dict[str, Any]) -> None:
@@ -248,14 +259,17 @@ class ToolpairGuardrail(CustomGuardrail):
                 return
 
 
-def _rejection(envelope: dict[str, Any]) -> Exception:
+def _rejection(fmt: str, message: str) -> Exception:
     """A 400 LiteLLM counts as a guardrail intervention (no fallback, no cooldown)."""
     try:
         from fastapi import HTTPException
     except ImportError:  # the SDK without the proxy extra
         from litellm.exceptions import GuardrailRaisedException
 
-        return GuardrailRaisedException(
-            guardrail_name="toolpair", message=envelope["error"]["message"]
-        )
-    return HTTPException(status_code=400, detail=envelope)
+        return GuardrailRaisedException(guardrail_name="toolpair", message=message)
+    # The proxy wraps the detail in the endpoint's own envelope. From 1.108 on, an
+    # Anthropic envelope passes through /v1/messages whole; the OpenAI routes (and every
+    # route of older releases, which print a dict detail as its repr) take the text.
+    whole = fmt == "anthropic" and _ENVELOPES_PASS
+    detail: Any = wire.error_envelope(fmt, message) if whole else message
+    return HTTPException(status_code=400, detail=detail)
