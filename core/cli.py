@@ -5,6 +5,7 @@
     toolpair demo [PROVIDER...]
     toolpair scan [DIR] [--json]          (Claude Code sessions that would fail)
     toolpair map FILE [--html OUT]        (every turn, its pairs and breaks)
+    toolpair proxy --upstream URL [--mode M] [--host H] [--port P]   (repair on the wire)
 
 A Claude Code session file (``~/.claude/projects/<dir>/<id>.jsonl``) is detected and read
 as Claude Code reads it on ``--resume`` (`toolpair.claude_code`).
@@ -989,7 +990,69 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("providers", nargs="*", metavar="PROVIDER", help=f"any of {', '.join(DEMOS)}")
     d.set_defaults(func=cmd_demo)
     _sessions_cli.add_commands(sub, common)
+
+    px = sub.add_parser(
+        "proxy",
+        help="a reverse proxy that repairs (or rejects) every request it forwards",
+        description="Forward every request to one Anthropic-, OpenAI- or Gemini-compatible "
+        "endpoint, judging the history of each chat completions, messages, responses and "
+        "generateContent request by the rules of the API it copies. A valid body is "
+        "forwarded byte-identical; responses and event streams pass through untouched. "
+        "Point a client at it: ANTHROPIC_BASE_URL=http://127.0.0.1:8787 or "
+        "OPENAI_BASE_URL=http://127.0.0.1:8787/v1.",
+    )
+    px.add_argument("--upstream", required=True, metavar="URL", help="the endpoint to forward to")
+    px.add_argument(
+        "--mode",
+        choices=("repair", "reject", "observe"),
+        default="repair",
+        help="repair a broken history (default), reject it with the API's own 400, or only log it",
+    )
+    px.add_argument("--host", default="127.0.0.1", help="address to bind (default: loopback)")
+    px.add_argument("--port", type=int, default=8787, help="port (default 8787; 0 picks one)")
+    px.add_argument(
+        "--provider",
+        choices=PROVIDERS,
+        help="judge every request by these rules (e.g. portable) instead of those of the "
+        "API each path belongs to",
+    )
+    px.add_argument(
+        "--timeout",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="how long to wait on the upstream (connect and each read; default 600)",
+    )
+    px.set_defaults(func=cmd_proxy)
     return p
+
+
+def cmd_proxy(args: argparse.Namespace) -> int:
+    from toolpair import proxy
+
+    log = logging.getLogger("toolpair")
+    log.disabled = False  # main() silences it for the file commands; here it is the report
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+    try:
+        proxy.serve(
+            args.upstream,
+            mode=args.mode,
+            host=args.host,
+            port=args.port,
+            provider=args.provider,
+            timeout=args.timeout,
+        )
+    except ValueError as e:
+        _err(str(e))
+        return 2
+    except OSError as e:
+        _err(f"cannot listen on {args.host}:{args.port}: {e}")
+        return 2
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

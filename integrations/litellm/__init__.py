@@ -1,0 +1,275 @@
+"""toolpair for LiteLLM: a guardrail that repairs (or rejects) the history of every
+deployment attempt, for the provider and model that attempt really goes to.
+
+Proxy (config.yaml)::
+
+    guardrails:
+      - guardrail_name: toolpair
+        litellm_params:
+          guardrail: toolpair.integrations.litellm.ToolpairGuardrail
+          mode: pre_call
+          default_on: true
+          toolpair_mode: repair   # repair | reject | observe
+
+SDK::
+
+    litellm.callbacks = [ToolpairGuardrail()]
+
+The work is done in ``async_pre_call_deployment_hook``, which LiteLLM calls once per
+deployment attempt (the first try, each retry, each fallback) with that deployment's
+``model`` and ``custom_llm_provider``; the once-per-request ``pre_call`` hook knows only
+the model group, so a failover to a stricter API would go out unrepaired.
+
+- Chat completions, ``/v1/messages`` and ``/v1/responses`` are judged in the format the
+  hook sees them (OpenAI chat, Anthropic Messages, Responses items) by the rules of the
+  API the attempt reaches. An endpoint with no rules of its own (``hosted_vllm``,
+  ``ollama``, an OpenAI-compatible ``api_base``...) gets those of the hosted API whose
+  wire format it copies.
+- ``reject`` raises a 400 carrying the API's own error envelope: LiteLLM takes it as a
+  guardrail intervention, so nothing is sent, and no fallback or cooldown follows.
+- ``observe`` only logs, and tags the request's metadata under ``toolpair``.
+- Where repair turns thinking off for a request, the thinking parameters are dropped.
+- The hook's arguments carry API keys: only fix kinds, indices and ids are ever logged.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from litellm.integrations.custom_guardrail import CustomGuardrail
+
+import toolpair
+from toolpair import wire
+
+logger = logging.getLogger("toolpair")
+
+
+def _release() -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in version("litellm").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return (0,)
+
+
+_ENVELOPES_PASS = _release() >= (1, 108)
+
+__all__ = ["ToolpairGuardrail"]
+
+#: Call types judged, with the key of their history and its format.
+_CALLS: dict[str, tuple[str, str]] = {
+    "completion": ("messages", "openai"),
+    "acompletion": ("messages", "openai"),
+    "anthropic_messages": ("messages", "anthropic"),
+    "aanthropic_messages": ("messages", "anthropic"),
+    "responses": ("input", "openai-responses"),
+    "aresponses": ("input", "openai-responses"),
+}
+
+#: LiteLLM provider -> toolpair rules, for chat completions (what LiteLLM translates the
+#: OpenAI-format messages into is that provider's API).
+_CHAT_RULES = {
+    "anthropic": "anthropic",
+    "bedrock": "bedrock",
+    "bedrock_converse": "bedrock",
+    "gemini": "gemini",
+    "vertex_ai": "vertex",
+    "vertex_ai_beta": "vertex",
+    "openai": "openai",
+    "azure": "openai",
+    "mistral": "mistral",
+    "deepseek": "deepseek",
+}
+_THINKING_PARAMS = ("thinking", "reasoning_effort")
+
+
+def _provider_and_model(kwargs: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    model = kwargs.get("model")
+    model = model if isinstance(model, str) else None
+    provider = kwargs.get("custom_llm_provider")
+    provider = provider if isinstance(provider, str) and provider else None
+    if model and "/" in model:
+        prefix, rest = model.split("/", 1)
+        if provider is None or prefix == provider:
+            provider = provider or prefix
+            model = rest
+    return provider, model
+
+
+def _thinking_on(kwargs: Mapping[str, Any]) -> bool:
+    t = kwargs.get("thinking")
+    if isinstance(t, Mapping):
+        return t.get("type") in ("enabled", "adaptive")
+    return kwargs.get("reasoning_effort") not in (None, "none", "minimal")
+
+
+class ToolpairGuardrail(CustomGuardrail):
+    """A LiteLLM guardrail (and plain callback) keeping every attempt's history paired.
+
+    ``toolpair_mode``: ``repair`` (default), ``reject`` or ``observe``.
+    ``toolpair_rules``: judge every attempt by these rules (``portable`` for a fallback
+    chain across APIs), whatever its provider.
+    ``lax_rules``: for endpoints with no rules of their own, the rules per format
+    (``{"openai": ..., "anthropic": ..., "openai-responses": ...}``); by default those
+    of the hosted API the format belongs to.
+    """
+
+    def __init__(
+        self,
+        toolpair_mode: str = "repair",
+        toolpair_rules: str | None = None,
+        lax_rules: Mapping[str, str] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if toolpair_mode not in wire.MODES:
+            raise ValueError(
+                f"toolpair_mode must be one of {', '.join(wire.MODES)}, not {toolpair_mode!r}"
+            )
+        for name in [toolpair_rules, *(lax_rules or {}).values()]:
+            if name is not None and name not in toolpair.PROVIDERS:
+                raise ValueError(
+                    f"unknown toolpair rules {name!r}; known: {', '.join(toolpair.PROVIDERS)}"
+                )
+        self.toolpair_mode = toolpair_mode
+        self.toolpair_rules = toolpair_rules
+        self.lax_rules = {**wire.RULES_OF_FORMAT, **(lax_rules or {})}
+        kwargs.setdefault("guardrail_name", "toolpair")
+        kwargs.setdefault("default_on", True)
+        super().__init__(**kwargs)
+
+    # -- which rules -----------------------------------------------------------------
+
+    def rules_for(self, fmt: str, provider: str | None, model: str | None) -> str:
+        """The toolpair rules an attempt in ``fmt`` to ``provider``/``model`` is held to."""
+        if self.toolpair_rules is not None:
+            return self.toolpair_rules
+        claude = model is not None and "claude" in model
+        if fmt == "anthropic":
+            # Every native /v1/messages path speaks Anthropic's API (Bedrock invoke,
+            # Vertex, Azure AI Claude); a compatible endpoint copies it.
+            native = provider in ("anthropic", "bedrock", "vertex_ai", "azure_ai")
+            return "anthropic" if native or claude else self.lax_rules[fmt]
+        if fmt == "openai-responses":
+            if provider in ("openai", "azure"):
+                return "openai-responses"
+            if provider == "deepseek":
+                return "deepseek-responses"
+            return self.lax_rules[fmt]
+        if provider in ("vertex_ai", "vertex_ai_beta") and claude:
+            return "anthropic"
+        rules = _CHAT_RULES.get(provider or "")
+        return rules if rules is not None else self.lax_rules[fmt]
+
+    # -- the hook ----------------------------------------------------------------------
+
+    async def async_pre_call_deployment_hook(
+        self, kwargs: dict[str, Any], call_type: Any
+    ) -> dict[str, Any] | None:
+        name = getattr(call_type, "value", call_type)
+        call = _CALLS.get(name) if isinstance(name, str) else None
+        if call is None:
+            return kwargs
+        key, fmt = call
+        history = kwargs.get(key)
+        if not isinstance(history, list) or not history:
+            return kwargs  # a plain string input has nothing to pair
+        provider, model = _provider_and_model(kwargs)
+        rules = self.rules_for(fmt, provider, model)
+        body: dict[str, Any] = {key: history}
+        context: dict[str, Any] = {}
+        if fmt == "anthropic":
+            if kwargs.get("thinking") is not None:
+                body["thinking"] = kwargs["thinking"]
+            if isinstance(kwargs.get("tools"), list):
+                body["tools"] = kwargs["tools"]
+        elif fmt == "openai-responses":
+            # Outputs whose calls live in a stored response are not orphans.
+            for k in ("previous_response_id", "store"):
+                if kwargs.get(k) is not None:
+                    body[k] = kwargs[k]
+        elif rules in ("anthropic", "bedrock", "vertex") and _thinking_on(kwargs):
+            context["thinking"] = True
+        try:
+            if self.toolpair_mode == "repair":
+                self._repair(kwargs, key, fmt, rules, model, body, context)
+            else:
+                violations = toolpair.validate(body, rules, model=model, format=fmt, **context)
+                if violations:
+                    self._judged(kwargs, fmt, rules, violations)
+        except toolpair.InvalidHistory as e:
+            # Not a history toolpair can read: the provider answers it in its own words.
+            logger.warning("toolpair could not read a %s history for %s: %s", fmt, rules, e)
+        return kwargs
+
+    def _repair(
+        self,
+        kwargs: dict[str, Any],
+        key: str,
+        fmt: str,
+        rules: str,
+        model: str | None,
+        body: dict[str, Any],
+        context: dict[str, Any],
+    ) -> None:
+        rep = toolpair.repair(body, rules, model=model, format=fmt, **context)
+        kinds = {f.kind for f in rep.fixes}
+        if (
+            fmt == "openai"
+            and context.get("thinking")
+            and any(".thinking_not_first]" in f.detail for f in rep.unrepaired)
+        ):
+            # The chat body holds no thinking switch the core could turn off: try the
+            # request without thinking, and keep that where it is what makes it valid.
+            without = toolpair.repair(body, rules, model=model, format=fmt, thinking=False)
+            if not without.unrepaired:
+                rep, kinds = without, {*kinds, "thinking_disabled"}
+        if rep.changed or "thinking_disabled" in kinds:
+            kwargs[key] = rep.messages[key]
+        if "thinking_disabled" in kinds:
+            for p in _THINKING_PARAMS:
+                kwargs.pop(p, None)
+        if rep.fixes:
+            self._tag(kwargs, {"rules": rules, "fixes": sorted(kinds)})
+
+    def _judged(
+        self, kwargs: dict[str, Any], fmt: str, rules: str, violations: list[toolpair.Violation]
+    ) -> None:
+        first = violations[0]
+        logger.warning(
+            "toolpair %s a %s history for %s: %d violation(s), first at message %d: [%s]",
+            "rejected" if self.toolpair_mode == "reject" else "observed",
+            fmt,
+            rules,
+            len(violations),
+            first.index,
+            first.code,
+        )
+        self._tag(kwargs, {"rules": rules, "violations": [v.code for v in violations]})
+        if self.toolpair_mode == "reject":
+            raise _rejection(fmt, first.message)
+
+    @staticmethod
+    def _tag(kwargs: dict[str, Any], info: dict[str, Any]) -> None:
+        for k in ("metadata", "litellm_metadata"):
+            meta = kwargs.get(k)
+            if isinstance(meta, dict):
+                meta["toolpair"] = info
+                return
+
+
+def _rejection(fmt: str, message: str) -> Exception:
+    """A 400 LiteLLM counts as a guardrail intervention (no fallback, no cooldown)."""
+    try:
+        from fastapi import HTTPException
+    except ImportError:  # the SDK without the proxy extra
+        from litellm.exceptions import GuardrailRaisedException
+
+        return GuardrailRaisedException(guardrail_name="toolpair", message=message)
+    # The proxy wraps the detail in the endpoint's own envelope. From 1.108 on, an
+    # Anthropic envelope passes through /v1/messages whole; the OpenAI routes (and every
+    # route of older releases, which print a dict detail as its repr) take the text.
+    whole = fmt == "anthropic" and _ENVELOPES_PASS
+    detail: Any = wire.error_envelope(fmt, message) if whole else message
+    return HTTPException(status_code=400, detail=detail)

@@ -1,0 +1,282 @@
+"""A fake LLM API on loopback (standard library) that records every request.
+
+The first path segment picks how it behaves, so one server plays every upstream:
+
+- ``/strict/...`` refuses what the hosted API refuses: it judges the body with
+  toolpair's validator for the API the path belongs to and answers that API's own 400.
+- ``/lax/...`` takes anything (vLLM and friends check no pairing).
+- ``/down/...`` answers 503; ``/fail/...`` answers 500.
+- ``/cut/...`` starts an event stream and drops the connection half-way.
+- ``/slow/...`` waits ``SLOW`` seconds before answering.
+
+Routes: ``.../messages`` (Anthropic), ``.../chat/completions`` (OpenAI chat),
+``.../responses`` (OpenAI Responses), ``.../models/M:generateContent`` (Gemini). A body
+with ``"stream": true`` gets server-sent events, ``GAP`` seconds apart.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import toolpair
+from toolpair import wire
+
+GAP = 0.15
+SLOW = 3.0
+EVENTS = 4
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    headers: dict[str, str]
+    raw: bytes
+
+    @property
+    def body(self) -> Any:
+        return json.loads(self.raw)
+
+
+def _anthropic_events() -> Iterator[tuple[str, dict[str, Any]]]:
+    msg = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 0},
+    }
+    yield "message_start", {"type": "message_start", "message": msg}
+    yield (
+        "content_block_start",
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    )
+    for i in range(EVENTS):
+        yield (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": f"part{i} "},
+            },
+        )
+    yield "content_block_stop", {"type": "content_block_stop", "index": 0}
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": EVENTS},
+        },
+    )
+    yield "message_stop", {"type": "message_stop"}
+
+
+def _chat_chunks() -> Iterator[dict[str, Any]]:
+    for i in range(EVENTS):
+        yield {
+            "id": "chatcmpl-1",
+            "object": "chat.completion.chunk",
+            "created": 1,
+            "model": "gpt-4.1",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {"role": "assistant", "content": f"part{i} "},
+                    "finish_reason": None,
+                }
+            ],
+        }
+    yield {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "gpt-4.1",
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+    }
+
+
+ANTHROPIC_REPLY = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude-sonnet-4-5",
+    "content": [{"type": "text", "text": "done"}],
+    "stop_reason": "end_turn",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
+CHAT_REPLY = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 1,
+    "model": "gpt-4.1",
+    "choices": [
+        {
+            "index": 0,
+            "message": {"role": "assistant", "content": "done"},
+            "finish_reason": "stop",
+        }
+    ],
+    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+}
+RESPONSES_REPLY = {
+    "id": "resp_1",
+    "object": "response",
+    "created_at": 1,
+    "status": "completed",
+    "model": "gpt-4.1",
+    "output": [
+        {
+            "type": "message",
+            "id": "msg_1",
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "done", "annotations": []}],
+        }
+    ],
+    "parallel_tool_calls": True,
+    "tool_choice": "auto",
+    "tools": [],
+    "usage": {
+        "input_tokens": 1,
+        "output_tokens": 1,
+        "total_tokens": 2,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    },
+}
+GEMINI_REPLY = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "done"}]}, "finishReason": "STOP"}
+    ]
+}
+
+
+class Upstream:
+    def __init__(self) -> None:
+        self.seen: list[Seen] = []
+        self.lock = threading.Lock()
+        me = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._reply(200, "application/json", b'{"ok":true}')
+
+            def do_POST(self) -> None:
+                n = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(n)
+                with me.lock:
+                    me.seen.append(
+                        Seen(
+                            "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, raw
+                        )
+                    )
+                me.serve(self, raw)
+
+            def _reply(self, code: int, ctype: str, data: bytes) -> None:
+                self.send_response(code)
+                self.send_header("content-type", ctype)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def url(self, prefix: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{prefix}"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def bodies(self, kind: str | None = None) -> list[Seen]:
+        with self.lock:
+            return [s for s in self.seen if kind is None or s.path.startswith(f"/{kind}/")]
+
+    def clear(self) -> None:
+        with self.lock:
+            self.seen.clear()
+
+    # -- behaviour -----------------------------------------------------------------
+
+    def serve(self, h: Any, raw: bytes) -> None:
+        kind = h.path.split("/")[1]
+        r = wire.route(h.path)
+        if kind == "down":
+            h._reply(503, "application/json", b'{"error":{"message":"down"}}')
+            return
+        if kind == "fail":
+            h._reply(500, "application/json", b'{"error":{"message":"upstream broke"}}')
+            return
+        if kind == "slow":
+            time.sleep(SLOW)
+        body = json.loads(raw) if raw else {}
+        fmt = r.format if r else "openai"
+        if kind == "strict" and r is not None:
+            rules = wire.RULES_OF_FORMAT[fmt]
+            found = toolpair.validate(body, rules, format=fmt, model=r.model)
+            if found:
+                data = wire.encode(wire.error_envelope(fmt, found[0].message))
+                h._reply(400, "application/json", data)
+                return
+        if body.get("stream") or kind == "cut" or ":streamGenerateContent" in h.path:
+            self._stream(h, fmt, cut=kind == "cut")
+            return
+        reply = {
+            "anthropic": ANTHROPIC_REPLY,
+            "openai": CHAT_REPLY,
+            "openai-responses": RESPONSES_REPLY,
+            "gemini": GEMINI_REPLY,
+        }[fmt]
+        h._reply(200, "application/json", json.dumps(reply).encode())
+
+    def _stream(self, h: Any, fmt: str, *, cut: bool) -> None:
+        h.send_response(200)
+        h.send_header("content-type", "text/event-stream")
+        h.send_header("cache-control", "no-cache")
+        if cut:
+            h.send_header("content-length", "100000")  # announced, never delivered
+        else:
+            h.send_header("transfer-encoding", "chunked")
+        h.end_headers()
+        if fmt == "anthropic":
+            events = [
+                f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+                for name, data in _anthropic_events()
+            ]
+        else:
+            events = [f"data: {json.dumps(c)}\n\n".encode() for c in _chat_chunks()]
+            events.append(b"data: [DONE]\n\n")
+        for i, ev in enumerate(events):
+            if cut:
+                h.wfile.write(ev)
+                h.wfile.flush()
+                if i == 2:
+                    h.close_connection = True
+                    h.connection.shutdown(2)
+                    return
+                continue
+            h.wfile.write(b"%x\r\n%s\r\n" % (len(ev), ev))
+            h.wfile.flush()
+            time.sleep(GAP)
+        h.wfile.write(b"0\r\n\r\n")
+        h.wfile.flush()
