@@ -21,6 +21,7 @@ _LAZY = {
     "detect_provider": "._detect",
     "ToolpairPlugin": "._plugin",
     "PairSafeConversationManager": "._manager",
+    "PairSafeSummarizingConversationManager": "._manager",
     "check_session": "._session",
     "repair_session": "._session",
     "stored_messages": "._session",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from strands.agent.conversation_manager import ConversationManager
+from strands.agent.conversation_manager import ConversationManager, SummarizingConversationManager
 from strands.types.exceptions import ContextWindowOverflowException
 
 import toolpair
@@ -100,3 +100,68 @@ class PairSafeConversationManager(ConversationManager):
 
     def _make_opening(self) -> dict[str, Any]:
         return {"role": "user", "content": [{"text": self.opening_text}]}
+
+
+class PairSafeSummarizingConversationManager(SummarizingConversationManager):
+    """Strands' ``SummarizingConversationManager`` (every option, the summary, its state
+    and restore are Strands' own) whose split point falls only at a unit boundary.
+
+    Strands walks its split forward past messages holding a ``toolResult`` and past a
+    ``toolUse`` not followed by one; it never looks further back or ahead, so a call whose
+    result is not in the very next message is summarised away while its result is kept
+    (an orphaned result), or a result unit opens the kept part. Here the split moves
+    forward to the first unit boundary at or after Strands' own that leaves the kept part
+    no result whose call lies in the summarised part and does not open it on results.
+    Only the split moves: the summarised part is still a prefix, and Strands' own
+    ``removed_message_count`` arithmetic (the summarised messages, less a previous
+    summary) stays right.
+
+    The summary is a user turn on every release (Strands before 1.62 keeps the
+    summariser's assistant reply, and the history then opens on an assistant turn).
+
+    ``pin_first`` (Strands 1.62) is refused: pinned messages stay in front of the summary,
+    so what is removed is no longer a prefix of the stored log, and a restored session
+    would start at the wrong message.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs.get("pin_first"):
+            raise ValueError(
+                "pin_first keeps messages from inside the summarised part, so the stored "
+                "log would no longer lose only a prefix; PairSafeSummarizingConversationManager "
+                "does not take it"
+            )
+        super().__init__(*args, **kwargs)
+
+    def _generate_summary(self, messages: list[Any], agent: Any) -> Any:
+        summary = super()._generate_summary(messages, agent)
+        if summary.get("role") == "user":
+            return summary
+        # Before 1.62 the summariser's reply goes in as it came, an assistant turn, and
+        # the history then opens on it, which Bedrock, Anthropic and Gemini refuse; 1.62
+        # re-roles it to a user turn holding only its text (a user turn may carry no
+        # toolUse or reasoning), and so does this on every release.
+        texts = [{"text": b["text"]} for b in summary.get("content", []) if "text" in b]
+        if not texts:
+            raise RuntimeError("Failed to generate summary: model response contained no text")
+        return {"role": "user", "content": texts}
+
+    def _adjust_split_point_for_tool_pairs(self, messages: list[Any], split_point: int) -> int:
+        if split_point > len(messages):
+            raise ContextWindowOverflowException("Split point exceeds message array length")
+        if split_point == len(messages):
+            return split_point
+        return summary_cut(messages, split_point)
+
+
+def summary_cut(messages: list[Any], split_point: int) -> int:
+    """The smallest unit boundary ``b >= split_point`` (``b > 0``) such that
+    ``messages[b:]`` holds no result whose call lies in ``messages[:b]`` and does not
+    open on results; ``ContextWindowOverflowException`` when there is none."""
+    us = toolpair.units(messages, format=FORMAT)
+    for u in us:
+        if u.start < max(split_point, 1) or u.kind == "results":
+            continue
+        if toolpair.safe_cut(messages, u.start, keep="tail", format=FORMAT) == u.start:
+            return u.start
+    raise ContextWindowOverflowException("Unable to trim conversation context!")

@@ -155,6 +155,72 @@ def bedrock_model(capture: Capture) -> Any:
 MODELS = {"anthropic": anthropic_model, "openai": openai_model, "bedrock": bedrock_model}
 
 
+# --- the newest release's other extras (gemini, mistral, litellm) --------------------
+
+
+def _gemini_stream() -> bytes:
+    chunk = {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
+        ],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+        "modelVersion": "gemini-2.5-flash",
+    }
+    return _sse([(None, chunk)])
+
+
+def gemini_model(capture: Capture) -> Any:
+    """GeminiModel with a google-genai client whose httpx clients are mocked."""
+    from google import genai
+    from google.genai import types
+    from strands.models.gemini import GeminiModel
+
+    client = genai.Client(
+        api_key="k",
+        http_options=types.HttpOptions(httpx_async_client=_client(capture, _gemini_stream())),
+    )
+    return GeminiModel(client=client, model_id="gemini-2.5-flash")
+
+
+def _mistral_stream() -> bytes:
+    """Mistral's stream: every choice carries ``finish_reason`` (null until the last),
+    usage rides on the last chunk."""
+    base = {"id": "m1", "object": "chat.completion.chunk", "created": 1, "model": "mistral"}
+    first = {"index": 0, "delta": {"role": "assistant", "content": "ok"}, "finish_reason": None}
+    last = {"index": 0, "delta": {"content": ""}, "finish_reason": "stop"}
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    return _sse(
+        [(None, {**base, "choices": [first]}), (None, {**base, "choices": [last], "usage": usage})],
+        done=True,
+    )
+
+
+def mistral_model(capture: Capture) -> Any:
+    """MistralModel: its SDK streams Chat-Completions-shaped chunks; a supplied
+    ``async_client`` is used as is and not closed by ``async with Mistral(...)``."""
+    from strands.models.mistral import MistralModel
+
+    client = _client(capture, _mistral_stream())
+    return MistralModel(
+        model_id="mistral-large-latest", client_args={"api_key": "k", "async_client": client}
+    )
+
+
+def litellm_model(capture: Capture) -> Any:
+    """LiteLLMModel on an ``openai/`` model: litellm takes the openai SDK client handed to
+    it in ``client``, so the mocked httpx client sees the body litellm builds."""
+    import openai
+    from strands.models.litellm import LiteLLMModel
+
+    client = openai.AsyncOpenAI(
+        api_key="k", http_client=_client(capture, _chat_stream()), max_retries=0
+    )
+    return LiteLLMModel(client_args={"client": client}, model_id="openai/gpt-4o")
+
+
+NEWEST_MODELS = {"gemini": gemini_model, "mistral": mistral_model, "litellm": litellm_model}
+
+
 def wire_messages(body: dict[str, Any]) -> list[Any]:
     return list(body["messages"])
 
