@@ -35,11 +35,10 @@ class Gemini(Profile):
     #: The host's own wording for the rules whose text differs between hosts.
     missing_signature_text: ClassVar[str] = G5
     empty_parts_text: ClassVar[str] = G6
-    #: Gemini 3 (and 2.5 once it issued one): the first call of each step in the current
-    #: turn needs its thought signature, whatever the caller says.
+    #: Gemini 3: the first call of each step in the current turn needs its thought
+    #: signature, whatever the caller says. Gemini 2.5 is not held to it: it took an
+    #: unsigned second-round call after a signed first round (docs/rules.md G5).
     signatures_required: ClassVar[bool] = False
-    #: Gemini 2.5: required only once the model issued a signature in this history.
-    signatures_once_issued: ClassVar[bool] = False
     first_not_call = True
     drop_empty = True
     # Consecutive turns of one role are rejected in practice (docs/rules.md): merging
@@ -123,17 +122,13 @@ class Gemini(Profile):
         return out
 
     def signatures_due(self, messages: Sequence[Message], ctx: Context) -> bool:
-        if ctx.thought_signatures or self.signatures_required:
-            return True
-        return self.signatures_once_issued and any(
-            b.kind == "call" and b.item_id for m in messages for b in m.blocks
-        )
+        return ctx.thought_signatures or self.signatures_required
 
     def for_model(self, model: str) -> Profile:
         from toolpair.providers._models import gemini_family
 
         family = gemini_family(model)
-        return self if family is None else _specialised(type(self), family)
+        return _specialised(type(self), family) if family == "gemini-3" else self
 
 
 def unsigned_steps(ts: Sequence[Turn]) -> list[Item]:
@@ -162,9 +157,6 @@ def _specialised(base: type[Gemini], family: str) -> Profile:
     if family == "gemini-3":
         attrs = {"signatures_required": True, "fast_path": False}
         cls: type[Gemini] = type(base.__name__ + "3", (base,), attrs)
-    elif family == "gemini-2.5":
-        attrs = {"signatures_once_issued": True, "fast_path": False}
-        cls = type(base.__name__ + "25", (base,), attrs)
     else:
         raise ValueError(f"unknown Gemini family {family!r}")
     prof = _CACHE[key] = cls()

@@ -36,15 +36,15 @@ R7 = (
 class Responses(Profile):
     name = "openai-responses"
     reasoning_adjacency = True
-    #: Reasoning models tie an ``fc_`` item to the reasoning item that produced it: the
-    #: call may not be sent with that id and without its reasoning (R3). Unknown models
-    #: count as reasoning models.
+    #: Without a model: an ``fc_`` item id may not be sent without the reasoning item
+    #: before it (R3). Whether the server ties that item to a reasoning item depends on
+    #: what it stored for it (gpt-5 took an ``fc_`` item made by a response without
+    #: reasoning), which the request cannot show, so a named model is not held to it.
     fc_needs_reasoning = True
     id_max = 64
 
     def for_model(self, model: str) -> Profile:
-        m = model.lower().rsplit("/", 1)[-1]
-        if self.fc_needs_reasoning and m.startswith(("gpt-4", "gpt-3", "chatgpt-4o")):
+        if self.fc_needs_reasoning:
             return _non_reasoning(type(self))
         return self
 
