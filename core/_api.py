@@ -88,6 +88,9 @@ def _body_context(body: Mapping[str, Any], fmt: str) -> dict[str, Any]:
             ctx["thinking"] = _thinking_on(extra.get("thinking") or extra.get("reasoning_config"))
         else:
             ctx["thinking"] = False
+    elif fmt == "openai" and "thinking" in body:
+        # DeepSeek's thinking mode, switched on in the body (`thinking: {type: enabled}`).
+        ctx["thinking"] = _thinking_on(body["thinking"])
     elif fmt == "openai-responses":
         prev = body.get("previous_response_id")
         ctx["previous_response_id"] = prev if isinstance(prev, str) else None

@@ -638,6 +638,8 @@ RULES: tuple[Rule, ...] = (
                 "gemini",
                 "",
                 "gemini-2.5-flash",
+                # Still there on request: thought_signatures=True holds any model to it.
+                part=True,
             ),
         ),
     ),
@@ -779,9 +781,11 @@ RULES: tuple[Rule, ...] = (
         "D1",
         d.D1,
         "observed",
-        "continuedev/continue#10193 (V3.2)",
+        "continuedev/continue#10193 (V3.2); Sylinko/Everywhere#287 (V3.2, 2026-02)",
         "thinking mode (deepseek-reasoner, or thinking on in the body), on a wire body",
         _attr("reasoning_every_turn", False),
+        since="V3.2: the current tool loop's assistant turns; V4 asks it of every "
+        "assistant turn (D2)",
     ),
     Rule(
         "deepseek.reasoning_not_passed_back",
@@ -791,13 +795,28 @@ RULES: tuple[Rule, ...] = (
         "Zoo-Code-Org/Zoo-Code#201 (V4)",
         "deepseek-v4 in thinking mode, every assistant turn, on a wire body",
         _attr("reasoning_every_turn"),
+        since="V4 (every assistant turn, not only the current loop's)",
     ),
     Rule(
         "deepseek-responses.missing_output",
         "D3",
         d.DR1,
         "observed",
-        "deepseek-ai/DeepSeek-V3#1588, #1611",
+        "deepseek-ai/DeepSeek-V3#1588, #1611; fish2lab/DSCodex#9",
+        "every model: any item between a call group and its outputs, a reasoning item "
+        "between parallel calls included",
+        seen=(
+            Evidence(
+                "thread",
+                "for",
+                "deepseek-ai/awesome-deepseek-integration#740 (a reasoning item between call "
+                "and output)",
+                "deepseek-v4",
+                "deepseek-responses",
+                "2026-09",
+                "deepseek-flash",
+            ),
+        ),
     ),
     Rule(
         "deepseek-responses.orphan_output",

@@ -105,6 +105,16 @@ CASES = [
         "No tool output found for tool call c1.",
     ),
     Case(
+        "DeepSeek Responses: reasoning between parallel calls ends their group",
+        "deepseek-responses",
+        [RU("q"), rs("rs_1"), fc("c1"), rs("rs_2"), fc("c2"), fco("c1"), fco("c2")],
+        [RU("q"), rs("rs_1"), rs("rs_2"), fc("c1"), fc("c2"), fco("c1"), fco("c2")],
+        "deepseek-responses.missing_output",
+        2,
+        ("c1",),
+        "No tool output found for tool call c1.",
+    ),
+    Case(
         "DeepSeek Responses: an output away from its call",
         "deepseek-responses",
         [RU("q"), fc("c1"), fco("c1"), RU("and"), fco("c1")],
@@ -120,6 +130,26 @@ CASES = [
         {"model": "deepseek-reasoner", "messages": [OU("q"), OA(call("c1")), OT("c1")]},
         {
             "model": "deepseek-reasoner",
+            "messages": [OU("q"), {**OA(call("c1")), "reasoning_content": "hm"}, OT("c1")],
+        },
+        "deepseek.missing_reasoning_content",
+        1,
+        ("c1",),
+        "Missing `reasoning_content` field in the assistant message at message index 1. For "
+        "more information, please refer to "
+        "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls",
+    ),
+    Case(
+        "DeepSeek thinking switched on in the body: reasoning_content passed back",
+        "deepseek",
+        {
+            "model": "deepseek-chat",
+            "thinking": {"type": "enabled"},
+            "messages": [OU("q"), OA(call("c1")), OT("c1")],
+        },
+        {
+            "model": "deepseek-chat",
+            "thinking": {"type": "enabled"},
             "messages": [OU("q"), {**OA(call("c1")), "reasoning_content": "hm"}, OT("c1")],
         },
         "deepseek.missing_reasoning_content",

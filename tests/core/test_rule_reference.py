@@ -93,3 +93,25 @@ def test_toolpair_rules_markdown_and_errors(capsys: pytest.CaptureFixture[str]) 
         [sys.executable, "-m", "toolpair", "rules", "nowhere"], capture_output=True, text=True
     )
     assert r.returncode == 2 and "invalid choice" in r.stderr
+
+
+def test_a_recorded_acceptance_against_a_rule_lifts_it_for_that_model() -> None:
+    # For the model an acceptance was recorded on, the rule it contradicts is not in
+    # that model's set (or, for evidence against a part, is there in the family's form);
+    # without a model the strict set keeps it, since a refusal or report shows it.
+    against = [(r, e) for r in rules.RULES for e in r.against if e.kind == "acceptance"]
+    assert against
+    for rule, e in against:
+        assert e.model and e.source and e.stance == "against"
+        mine = {(x.code, x.text) for x in rules.rules_for(rule.provider, e.model)}
+        assert ((rule.code, rule.text) in mine) == e.part, (rule.code, e.model)
+        strict = {(x.code, x.text) for x in rules.rules_for(rule.provider)}
+        assert (rule.code, rule.text) in strict
+        assert any(x.stance == "for" for x in rule.record)
+
+
+def test_evidence_names_its_kind_and_stance() -> None:
+    for r in rules.RULES:
+        for e in r.record:
+            assert e.kind in ("refusal", "acceptance", "thread", "docs")
+            assert e.stance in ("for", "against") and e.source
