@@ -598,6 +598,8 @@ RULES: tuple[Rule, ...] = (
         g.G2,
         "observed",
         "google-gemini/gemini-cli#4217, #16415",
+        "every model (without ids only the count is checked); Gemini 2.5 on the Gemini API "
+        "takes the responses split across consecutive user turns",
     ),
     Rule(
         "gemini.call_turn_position",

@@ -641,6 +641,38 @@ def test_gemini25_takes_an_unsigned_call_after_a_signed_round() -> None:
     assert codes == ["gemini.missing_thought_signature"]
 
 
+def test_gemini25_takes_responses_split_across_consecutive_turns() -> None:
+    split = [GU(g_txt("q")), GM(g_call("a"), g_call("b")), GU(g_res("a")), GU(g_res("b"))]
+    assert toolpair.validate(split, "gemini", model="gemini-2.5-flash") == []
+    r = toolpair.repair(split, "gemini", model="gemini-2.5-flash")
+    assert r.fixes == [] and all(x is y for x, y in zip(r.messages, split, strict=True))
+    # The strict set (and Vertex) still want them in one turn; a response still missing
+    # after the split is refused on 2.5 too.
+    (v, w) = toolpair.validate(split, "gemini")
+    assert (v.code, v.index, v.ids, v.message) == (
+        "gemini.response_count",
+        2,
+        ("a", "b"),
+        "Please ensure that the number of function response parts is equal to the number of "
+        "function call parts of the function call turn.",
+    )
+    assert (w.code, w.index) == ("gemini.unexpected_response", 3)
+    short = [GU(g_txt("q")), GM(g_call("a"), g_call("b"), g_call("c")), *split[2:]]
+    codes = [v.code for v in toolpair.validate(short, "gemini", model="gemini-2.5-flash")]
+    assert codes == ["gemini.response_count"]
+
+
+def test_a_response_named_otherwise_than_its_call_is_taken() -> None:
+    # Without ids Gemini pairs by place; a response whose name differs was taken. A
+    # response too few is still refused (G2).
+    h = [GU(g_txt("q")), GM(g_call("get_weather")), GU(g_res("weather"))]
+    assert toolpair.validate(h, "gemini") == []
+    assert toolpair.repair(h, "gemini").fixes == []
+    bad = [GU(g_txt("q")), GM(g_call("get_weather"), g_call("b")), GU(g_res("weather"))]
+    (v,) = toolpair.validate(bad, "gemini")
+    assert (v.code, v.index, v.ids) == ("gemini.response_count", 2, ("get_weather", "b"))
+
+
 def test_vertex_repair_strips_ids_and_separates_text() -> None:
     h = [GU(g_txt("q")), GM(g_call("a", "i1")), GU(g_res("a", "i1"), g_txt("and?"))]
     r = toolpair.repair(h, "vertex")
