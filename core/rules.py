@@ -385,7 +385,7 @@ RULES: tuple[Rule, ...] = (
         b.B8,
         "unverified",
         "API_runtime_ToolUseBlock (pattern and length documented; the text is inferred)",
-        "models other than Mistral; Kimi also takes `.` and `:` (`functions.name:0`)",
+        "models other than Ministral; Kimi also takes `.` and `:` (`functions.name:0`)",
         lambda p: p.id_max != 9,
         seen=(
             Evidence(
@@ -407,8 +407,20 @@ RULES: tuple[Rule, ...] = (
         m.M1,
         "observed",
         "vercel/ai#11802 (ministral-3 refuses Bedrock's own tooluse_ ids)",
-        "Mistral",
+        "Ministral (not other Mistral models: Pixtral Large took tooluse_ ids)",
         lambda p: p.id_max == 9,
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_bedrock/test_bedrock_"
+                "media_kind_delivered_in_tool_result[mistral_document].yaml",
+                "pixtral",
+                "bedrock",
+                "2026-07",
+                "us.mistral.pixtral-large-2502-v1:0",
+            ),
+        ),
     ),
     Rule(
         "bedrock.result_without_id",
@@ -686,7 +698,21 @@ RULES: tuple[Rule, ...] = (
         v.V2,
         "observed",
         "pydantic/pydantic-ai#5081; vercel/ai#15664 (the v1 API)",
-        "Vertex AI, on a wire body",
+        "Vertex AI without a model, on a wire body: v1 refuses the field, v1beta1 takes it, "
+        "and which one is in the URL, not the request",
+        _attr("ids_allowed", False),
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_multimodal_tool_"
+                "returns/test_mixed_content_ordering[google_vertex].yaml (v1beta1)",
+                "gemini-3",
+                "vertex",
+                "2026-06",
+                "gemini-3-flash-preview",
+            ),
+        ),
     ),
     # --- Mistral --------------------------------------------------------------------
     Rule(
@@ -884,6 +910,7 @@ _MATRIX: tuple[tuple[str, str | None], ...] = (
     ("bedrock", "amazon.nova-pro-v1:0"),
     ("bedrock", "meta.llama3-3-70b-instruct-v1:0"),
     ("bedrock", "mistral.mistral-large-2407-v1:0"),
+    ("bedrock", "mistral.ministral-3-8b-instruct-v1:0"),
     ("bedrock", "moonshot.kimi-k2-thinking"),
     ("openai-responses", None),
     ("openai-responses", "gpt-4.1"),

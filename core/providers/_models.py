@@ -34,7 +34,7 @@ def bedrock_model(model: str) -> str | None:
 
 def bedrock_family(model: str) -> str | None:
     """``claude-3`` (Claude 3.x and older), ``claude-4`` (4 and later), ``nova``,
-    ``llama``, ``mistral``, ``kimi``; None for any other or unplaceable id."""
+    ``llama``, ``mistral``, ``ministral``, ``kimi``; None for any other or unplaceable id."""
     found = bedrock_model(model)
     if found is None or "." not in found:
         return None
@@ -49,7 +49,7 @@ def bedrock_family(model: str) -> str | None:
     if vendor == "meta" and name.startswith("llama"):
         return "llama"
     if vendor == "mistral":
-        return "mistral"
+        return "ministral" if name.startswith("ministral") else "mistral"
     if vendor in ("moonshot", "moonshotai"):
         return "kimi"
     return None

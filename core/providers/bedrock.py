@@ -319,7 +319,12 @@ class _Llama(Bedrock):
 
 
 class _Mistral(Bedrock):
-    """Mistral models: the strict set, and Mistral's own 9-character ids."""
+    """Mistral models: the strict set (Pixtral Large took Bedrock's own ``tooluse_``
+    ids, so the 9-character rule is Ministral's alone)."""
+
+
+class _Ministral(Bedrock):
+    """Ministral: the strict set, and Mistral's own 9-character ids."""
 
     id_pattern = Mistral.id_pattern
     id_max = 9
@@ -348,5 +353,6 @@ FAMILIES: dict[str, Profile] = {
     "nova": _Nova(),
     "llama": _Llama(),
     "mistral": _Mistral(),
+    "ministral": _Ministral(),
     "kimi": _Kimi(),
 }

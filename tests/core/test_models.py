@@ -319,7 +319,7 @@ CASES = [
         ctx={"model": SONNET46},
     ),
     Case(
-        "Bedrock Mistral: 9-character ids",
+        "Bedrock Ministral: 9-character ids",
         "bedrock",
         [BU(b_txt("q")), BA(b_use("tooluse_abc")), BU(b_res("tooluse_abc"))],
         [BU(b_txt("q")), BA(b_use("abc123XYZ")), BU(b_res("abc123XYZ"))],
@@ -327,7 +327,7 @@ CASES = [
         1,
         ("tooluse_abc",),
         "Tool call id was tooluse_abc but must be a-z, A-Z, 0-9, with a length of 9.",
-        ctx={"model": "mistral.mistral-large-2407-v1:0"},
+        ctx={"model": "mistral.ministral-3-8b-instruct-v1:0"},
     ),
 ]
 
@@ -461,6 +461,8 @@ def test_repair_for_the_same_model(case: Case) -> None:
         ("apac.amazon.nova-lite-v1:0", "amazon.nova-lite-v1:0", "nova"),
         ("us-gov.meta.llama3-2-90b-instruct-v1:0", "meta.llama3-2-90b-instruct-v1:0", "llama"),
         ("mistral.mistral-large-2402-v1:0", None, "mistral"),
+        ("us.mistral.pixtral-large-2502-v1:0", "mistral.pixtral-large-2502-v1:0", "mistral"),
+        ("mistral.ministral-3-8b-instruct-v1:0", None, "ministral"),
         (
             "arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-3-5-sonnet-20240620-v1:0",
             "anthropic.claude-3-5-sonnet-20240620-v1:0",
@@ -847,3 +849,33 @@ def test_anthropic_system_role_message_passes_through() -> None:
     assert toolpair.validate(h, "anthropic") == []
     r = toolpair.repair([U("q"), note, A(tu("toolu_1")), U("hi")], "anthropic")
     assert r.messages[1] is note and [f.kind for f in r.fixes] == ["synthetic_result"]
+
+
+def test_a_conversation_holds_the_calls_its_outputs_answer() -> None:
+    # A Responses body with `conversation` (the server holds the earlier items) may send
+    # an output alone, as with previous_response_id; without either it is an orphan.
+    out = fco("call_1")
+    body = {"model": "gpt-4.1", "conversation": "conv_1", "input": [out]}
+    assert toolpair.validate(body, "openai-responses") == []
+    r = toolpair.repair(body, "openai-responses")
+    assert r.fixes == [] and r.messages["input"][0] is out
+    (v,) = toolpair.validate({"model": "gpt-4.1", "input": [out]}, "openai-responses")
+    assert (v.code, v.index, v.ids, v.message) == (
+        "openai-responses.orphan_output",
+        0,
+        ("call_1",),
+        "No tool call found for function call output with call_id call_1.",
+    )
+    assert toolpair.validate({**body, "conversation": {"id": "conv_1"}}, "openai-responses") == []
+
+
+def test_vertex_ids_held_only_without_a_model() -> None:
+    # v1 refuses `id` on function calls, v1beta1 takes it (a recorded 200 on
+    # gemini-3-flash-preview); the version is in the URL, so a named model is not held.
+    h = [GU(g_txt("q")), GM(g_call("a", "i1", sig="s1")), GU(g_res("a", "i1"))]
+    assert toolpair.validate(h, "vertex", model="gemini-3-flash-preview") == []
+    found = [(v.code, v.index, v.ids) for v in toolpair.validate(h, "vertex")]
+    assert found == [
+        ("vertex.unknown_id_field", 1, ("i1",)),
+        ("vertex.unknown_id_field", 2, ("i1",)),
+    ]
