@@ -537,8 +537,9 @@ RULES: tuple[Rule, ...] = (
         r.R3_CALL,
         "observed",
         "vercel/ai#7099; continuedev/continue#8933; cookbook reasoning_items",
-        "without a model only: whether an fc_ item needs its reasoning is what the server "
-        "stored for it, which the request cannot show",
+        "without a model, or for an id toolpair cannot place; not for OpenAI's own models "
+        "(gpt-4o, gpt-4.1, gpt-5, o-series): whether an fc_ item needs its reasoning is what "
+        "the server stored for it, which the request cannot show",
         _attr("fc_needs_reasoning"),
         seen=(
             Evidence(
@@ -550,6 +551,17 @@ RULES: tuple[Rule, ...] = (
                 "openai",
                 "",
                 "gpt-5",
+            ),
+            Evidence(
+                "acceptance",
+                "against",
+                "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_openai_responses/"
+                "test_openai_responses_phase_live.yaml (an fc_ item after a message after its "
+                "reasoning)",
+                "gpt-5",
+                "openai",
+                "2026-04",
+                "gpt-5.5",
             ),
         ),
     ),

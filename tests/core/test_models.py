@@ -537,6 +537,7 @@ def test_unplaceable_ids_keep_the_strict_profile() -> None:
     for provider, model in [
         ("bedrock", "arn:aws:bedrock:us-east-1:1:application-inference-profile/x"),
         ("bedrock", "writer.palmyra-x5-v1:0"),
+        ("openai-responses", "my-fine-tune"),
         ("gemini", "some-future-model"),
     ]:
         assert get_profile(provider, model) is get_profile(provider)
@@ -576,13 +577,25 @@ def test_gemini_model_ids(model: str, family: str | None) -> None:
 def test_only_the_strict_set_ties_fc_items_to_reasoning(model: str | None, flagged: bool) -> None:
     # gpt-5 took an fc_ item with no reasoning before it (an item a non-reasoning response
     # made): whether the server ties an fc_ item to reasoning is stored state, so a named
-    # model is not held to it, whatever its family.
+    # model toolpair can place is not held to it; an id it cannot place keeps it.
     h = [RU("q"), fc("call_1", "fc_1"), fco("call_1")]
     codes = [v.code for v in toolpair.validate(h, "openai-responses", model=model)]
     assert codes == (["openai-responses.call_without_reasoning"] if flagged else [])
 
 
 # --------------------------------------------------------------------------- repairs
+
+
+def test_an_unplaced_model_keeps_the_strict_fc_rule() -> None:
+    h = [RU("q"), fc("c1", "fc_1"), fco("c1")]
+    (v,) = toolpair.validate(h, "openai-responses", model="my-fine-tune")
+    assert (v.code, v.index, v.ids) == (
+        "openai-responses.call_without_reasoning",
+        1,
+        ("fc_1", "c1"),
+    )
+    # Bedrock's OpenAI-compatible endpoint writes OpenAI's ids with a vendor prefix.
+    assert toolpair.validate(h, "openai-responses", model="openai.gpt-5.6-luna") == []
 
 
 def test_fc_item_id_dropped_and_call_kept() -> None:
