@@ -363,7 +363,10 @@ def cassette_interactions(
 
     data = yaml.safe_load(text) or {}
     if "requests" in data:  # the older layout: two parallel lists
-        for n, (req, resp) in enumerate(zip(data["requests"], data.get("responses") or [])):
+        # A request the recorder saw no answer to has no response: it is not a case.
+        answers = data.get("responses") or []
+        pairs = zip(data["requests"][: len(answers)], answers, strict=True)
+        for n, (req, resp) in enumerate(pairs):
             yield n, req or {}, resp or {}
         return
     for n, it in enumerate(data.get("interactions") or []):
@@ -457,9 +460,10 @@ def harvest(repo: str, licence: str, folders: list[str], expect: dict[str, Any])
                     case["why"] = "media support of the model, outside the pairing rules"
             case["body"] = anon(body)
             out = HERE / provider / f"{name}.json"
-            if out.exists() and json.loads(out.read_text()).get("source", {}).get(
-                "kind"
-            ) not in (None, "recording"):
+            if out.exists() and json.loads(out.read_text()).get("source", {}).get("kind") not in (
+                None,
+                "recording",
+            ):
                 continue
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(json.dumps(case, indent=1, ensure_ascii=False) + "\n")
