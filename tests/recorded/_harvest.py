@@ -20,6 +20,7 @@ maintainer's tool, never run by the test envs).
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import subprocess
@@ -33,7 +34,12 @@ from urllib.parse import unquote, urlparse
 HERE = Path(__file__).resolve().parent
 MIRRORS = Path("/work/.mirror")
 
-# (repo, licence, folders, max interactions kept per file)
+# Copies of files from repositories too large to mirror (read one by one), laid out as
+# <owner>+<name>/<path in the repository>; the commit they were read at is in COMMITS.
+INCOMING = Path("/tmp/incoming")
+COMMITS = {"anomalyco/opencode": "317768a76091cab2074e5bdefde4e44fe6d1057a"}
+
+# (repo, licence, folders)
 SOURCES: list[tuple[str, str, list[str]]] = [
     (
         "pydantic/pydantic-ai",
@@ -54,6 +60,14 @@ SOURCES: list[tuple[str, str, list[str]]] = [
         ],
     ),
     ("simonw/llm-gemini", "Apache-2.0", ["tests/cassettes"]),
+    ("anomalyco/opencode", "MIT", ["packages/ai/test/fixtures/recordings"]),
+    ("simonw/llm-anthropic", "Apache-2.0", ["tests/cassettes"]),
+    ("langchain-ai/langchain-aws", "MIT", ["libs/aws/tests/cassettes"]),
+    (
+        "Mirascope/mirascope",
+        "MIT",
+        ["python/tests/e2e/input/cassettes", "python/tests/e2e/output/cassettes"],
+    ),
 ]
 
 TOOL_MARKERS = (
@@ -222,6 +236,10 @@ def classify(uri: str, body: dict[str, Any]) -> tuple[str, str, str] | None:
         return None
     if host == "api.anthropic.com" and path.endswith("/messages"):
         return "anthropic", "api.anthropic.com", model
+    if host == "opencode.ai" and path.endswith("/v1/messages"):
+        return "anthropic", "opencode zen gateway (anthropic messages)", model
+    if host == "api.meta.ai" and path.endswith("/responses"):
+        return "openai-responses", "api.meta.ai (responses protocol)", model
     if host.startswith("bedrock-runtime") and re.search(r"/converse(-stream)?$", path):
         m = re.search(r"/model/(.+)/converse", path)
         return "bedrock", "bedrock-runtime (converse)", m.group(1) if m else ""
@@ -316,17 +334,42 @@ def response_date(resp: dict[str, Any]) -> str:
     return ""
 
 
-def slug(path: str, n: int) -> str:
-    stem = Path(path).stem
-    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", stem).strip("_")
-    return f"{stem}__{n}"
+def slug(path: str, folder: str, n: int) -> str:
+    """The recording's path below its source folder (test names repeat across
+    folders), and the interaction number."""
+    rel = path[len(folder) :].lstrip("/") if path.startswith(folder) else path
+    rel = re.sub(r"\.(ya?ml|json)$", "", rel)
+    rel = re.sub(r"[^A-Za-z0-9_.-]+", "_", rel.replace("/", "__")).strip("_")
+    return f"{rel}__{n}"
 
 
-def cassette_interactions(text: str) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
+def cassette_interactions(
+    path: str, text: str
+) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
+    """VCR YAML cassettes (either layout), and JSON recordings of the same shape
+    (opencode's: ``url`` for ``uri``, ``status`` a number, ``recordedAt``)."""
+    if path.endswith(".json"):
+        data = json.loads(text)
+        day = str((data.get("metadata") or {}).get("recordedAt", ""))[:10]
+        for n, it in enumerate(data.get("interactions") or []):
+            req, resp = dict(it.get("request") or {}), dict(it.get("response") or {})
+            req.setdefault("uri", req.get("url", ""))
+            if isinstance(resp.get("status"), int):
+                resp["status"] = {"code": resp["status"]}
+            resp["recorded"] = day
+            yield n, req, resp
+        return
     import yaml  # a maintainer's tool; see the module docstring
 
-    data = yaml.safe_load(text)
-    for n, it in enumerate((data or {}).get("interactions") or []):
+    data = yaml.safe_load(text) or {}
+    if "requests" in data:  # the older layout: two parallel lists
+        # A request the recorder saw no answer to has no response: it is not a case.
+        answers = data.get("responses") or []
+        pairs = zip(data["requests"][: len(answers)], answers, strict=True)
+        for n, (req, resp) in enumerate(pairs):
+            yield n, req or {}, resp or {}
+        return
+    for n, it in enumerate(data.get("interactions") or []):
         yield n, it.get("request") or {}, it.get("response") or {}
 
 
@@ -344,64 +387,87 @@ def commit_dates(gitdir: Path, folders: list[str]) -> dict[str, str]:
     return out
 
 
-def harvest(repo: str, licence: str, folders: list[str], expect: dict[str, Any]) -> list[str]:
+def files(repo: str, folders: list[str]) -> tuple[str, dict[str, str], Iterator[tuple[str, str]]]:
+    """(commit, dates by path, (path, text) of every recording) from the mirror, or from
+    INCOMING for a repository read file by file."""
     gitdir = MIRRORS / repo.replace("/", "+") / "repo"
+    if not gitdir.exists():
+        root = INCOMING / repo.replace("/", "+")
+        found = sorted(p for f in folders for p in (root / f).rglob("*.json"))
+        return (
+            COMMITS[repo],
+            {},
+            ((str(p.relative_to(root)), p.read_text()) for p in found),
+        )
+
+    def read() -> Iterator[tuple[str, str]]:
+        for folder in folders:
+            for path in git(gitdir, "ls-tree", "-r", "--name-only", "HEAD", folder).split("\n"):
+                if not path.endswith((".yaml", ".yml", ".json", ".yaml.gz")):
+                    continue
+                shown = subprocess.run(
+                    ["git", f"--git-dir={gitdir}", "show", f"HEAD:{path}"], capture_output=True
+                )
+                if shown.returncode:
+                    continue  # a file the mirror lists but does not hold
+                raw = shown.stdout
+                if path.endswith(".gz"):
+                    raw = gzip.decompress(raw)
+                yield path.removesuffix(".gz"), raw.decode("utf-8", "replace")
+
     commit = git(gitdir, "rev-parse", "HEAD").strip()
-    dates = commit_dates(gitdir, folders)
+    return commit, commit_dates(gitdir, folders), read()
+
+
+def harvest(repo: str, licence: str, folders: list[str], expect: dict[str, Any]) -> list[str]:
+    commit, dates, recordings = files(repo, folders)
     written: list[str] = []
-    for folder in folders:
-        names = git(gitdir, "ls-tree", "-r", "--name-only", "HEAD", folder).split()
-        for path in names:
-            if not path.endswith((".yaml", ".yml")):
+    for path, text in recordings:
+        for n, req, resp in cassette_interactions(path, text):
+            body = request_body(req)
+            if body is None or not has_tools(body):
                 continue
-            try:
-                text = git(gitdir, "show", f"HEAD:{path}")
-            except subprocess.CalledProcessError:
-                continue  # a file the mirror lists but does not hold
-            for n, req, resp in cassette_interactions(text):
-                body = request_body(req)
-                if body is None or not has_tools(body):
-                    continue
-                where = classify(str(req.get("uri", "")), body)
-                if where is None:
-                    continue
-                provider, host, model = where
-                status = int((resp.get("status") or {}).get("code", 0))
-                if status == 0 or status >= 500 or status == 429:
-                    continue
-                name = slug(path, n)
-                case: dict[str, Any] = {
-                    "source": {
-                        "repo": repo,
-                        "commit": commit,
-                        "path": path,
-                        "interaction": n,
-                        "licence": licence,
-                        "kind": "recording",
-                    },
-                    "provider": provider,
-                    "host": host,
-                    "model": model,
-                    "date": response_date(resp) or dates.get(path, ""),
-                    "status": status,
-                }
-                if status >= 400:
-                    case["error"] = response_error(resp)
-                    key = f"{provider}/{name}.json"
-                    if key in expect:
-                        case.update(expect[key])
-                    elif any(p.search(case["error"]) for p in OUT_OF_SCOPE):
-                        case["decidable"] = False
-                        case["why"] = "media support of the model, outside the pairing rules"
-                case["body"] = anon(body)
-                out = HERE / provider / f"{name}.json"
-                if out.exists() and json.loads(out.read_text()).get("source", {}).get(
-                    "kind"
-                ) not in (None, "recording"):
-                    continue
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.write_text(json.dumps(case, indent=1, ensure_ascii=False) + "\n")
-                written.append(f"{provider}/{name}.json")
+            where = classify(str(req.get("uri", "")), body)
+            if where is None:
+                continue
+            provider, host, model = where
+            status = int((resp.get("status") or {}).get("code", 0))
+            if status == 0 or status >= 500 or status == 429:
+                continue
+            name = slug(path, next((f for f in folders if path.startswith(f + "/")), ""), n)
+            case: dict[str, Any] = {
+                "source": {
+                    "repo": repo,
+                    "commit": commit,
+                    "path": path,
+                    "interaction": n,
+                    "licence": licence,
+                    "kind": "recording",
+                },
+                "provider": provider,
+                "host": host,
+                "model": model,
+                "date": resp.get("recorded") or response_date(resp) or dates.get(path, ""),
+                "status": status,
+            }
+            if status >= 400:
+                case["error"] = response_error(resp)
+                key = f"{provider}/{name}.json"
+                if key in expect:
+                    case.update(expect[key])
+                elif any(p.search(case["error"]) for p in OUT_OF_SCOPE):
+                    case["decidable"] = False
+                    case["why"] = "media support of the model, outside the pairing rules"
+            case["body"] = anon(body)
+            out = HERE / provider / f"{name}.json"
+            if out.exists() and json.loads(out.read_text()).get("source", {}).get("kind") not in (
+                None,
+                "recording",
+            ):
+                continue
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(case, indent=1, ensure_ascii=False) + "\n")
+            written.append(f"{provider}/{name}.json")
     return written
 
 
