@@ -221,6 +221,21 @@ RULES: tuple[Rule, ...] = (
         a.A10_BLANK,
         "unverified",
         "whitespace-only text alone in its message; home-assistant/core#175637",
+        "without a model: a whitespace-only text where its message has no other text; a "
+        "named model: nor a tool use",
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "simonw/llm-anthropic@3ae428f3 tests/cassettes/test_anthropic/test_tools.yaml "
+                "(a text of one space beside two tool_use blocks)",
+                "claude-4",
+                "anthropic",
+                "2026-04",
+                "claude-haiku-4-5-20251001",
+                part=True,
+            ),
+        ),
     ),
     Rule(
         "anthropic.trailing_whitespace",

@@ -488,6 +488,29 @@ def test_bedrock_model_ids_as_users_write_them(model: str, found: str | None, fa
     assert bedrock_family(model) == family
 
 
+def test_anthropic_whitespace_text_beside_tool_use_for_a_named_model() -> None:
+    # claude-haiku-4-5 answered 200 to a text of one space beside two tool_use blocks.
+    h = [
+        U(txt("q")),
+        A(txt(" "), tu("toolu_1"), tu("toolu_2")),
+        U(tr("toolu_1"), tr("toolu_2")),
+    ]
+    assert toolpair.validate(h, "anthropic", model="claude-haiku-4-5-20251001") == []
+    r = toolpair.repair(h, "anthropic", model="claude-haiku-4-5-20251001")
+    assert r.fixes == [] and all(x is y for x, y in zip(r.messages, h, strict=True))
+    # Without a model the strict set still reports it; alone in its message, so does the
+    # named model.
+    (v,) = toolpair.validate(h, "anthropic")
+    assert (v.code, v.index, v.message) == (
+        "anthropic.empty_text",
+        1,
+        "messages: text content blocks must contain non-whitespace text",
+    )
+    alone = [U(txt("q")), A(txt(" ")), U(txt("and?"))]
+    (w,) = toolpair.validate(alone, "anthropic", model="claude-haiku-4-5-20251001")
+    assert (w.code, w.index) == ("anthropic.empty_text", 1)
+
+
 def test_kimi_on_bedrock_is_not_the_strict_set() -> None:
     # The recorded 200: text beside a toolUse whose id has `.` and `:`.
     h = [
