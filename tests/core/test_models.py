@@ -915,3 +915,28 @@ def test_vertex_ids_held_only_without_a_model() -> None:
         ("vertex.unknown_id_field", 1, ("i1",)),
         ("vertex.unknown_id_field", 2, ("i1",)),
     ]
+
+
+def test_claude_46_converse_refusal_and_its_twin_as_recorded() -> None:
+    # The recorded bodies (anomalyco/opencode@317768a7, MIT; see tests/recorded): the
+    # refusal names the answering turn in Converse's words; its twin, both results and
+    # the same text beside them, was accepted.
+    import json
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1] / "recorded" / "bedrock"
+    stem = "bedrock-recovery__{}__0.json"
+    bad = json.loads(
+        (here / stem.format("rejects-continuation-with-a-missing-parallel-tool-result")).read_text()
+    )
+    good = json.loads(
+        (here / stem.format("accepts-settled-parallel-tools-followed-by-continuation")).read_text()
+    )
+    (v,) = toolpair.validate(bad["body"], "bedrock", model=bad["model"])
+    assert (v.code, v.index, v.ids, v.message) == (
+        "bedrock.missing_result",
+        2,
+        ("call_time",),
+        bad["error"],
+    )
+    assert toolpair.validate(good["body"], "bedrock", model=good["model"]) == []
