@@ -786,10 +786,6 @@ RULES: tuple[Rule, ...] = (
         m.M4,
         "documented",
         "mistral-common _validate_message_order; avante-corp/avante.nvim#2562",
-        "every model; a user message right after tool messages only without a model "
-        "(mistral-common, vLLM)",
-        since="user right after tool: refused by mistral-common and La Plateforme before "
-        "2026; La Plateforme took it in 2026",
     ),
     Rule(
         "mistral.bad_last_role",

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import ClassVar
 
 from toolpair._model import Message, Violation
 from toolpair._view import chat, pid
@@ -38,8 +37,6 @@ _ALLOWED = {
     "assistant": {"assistant", "user", "tool"},
     "tool": {"assistant", "tool"},
 }
-#: La Plateforme in 2026: a user message right after a tool message is taken.
-_ALLOWED_2026 = {**_ALLOWED, "tool": {"assistant", "tool", "user"}}
 
 
 class Mistral(Profile):
@@ -48,14 +45,6 @@ class Mistral(Profile):
     system_after_user_only = True
     id_pattern = re.compile(r"[a-zA-Z0-9]{9}")
     id_max = 9
-    #: Which role may follow which. Without a model: mistral-common's validator (which
-    #: vLLM also runs) and La Plateforme before 2026, no user right after a tool message.
-    allowed: ClassVar[dict[str, set[str]]] = _ALLOWED
-
-    def for_model(self, model: str) -> Profile:
-        # A named model on La Plateforme: its 2026 behaviour, recorded taking a user
-        # message right after the tool messages.
-        return _NAMED if type(self) is Mistral else self
 
     def new_id(self, original: str, salt: int) -> str:
         if salt == 0 and self.valid_id(original):
@@ -72,7 +61,7 @@ class Mistral(Profile):
             add(Violation("mistral.bad_start", M8_START, ts[0].first, (), "messages"))
         for k in range(1, len(ts)):
             prev, cur = ts[k - 1].role, ts[k].role
-            if cur not in self.allowed[prev]:
+            if cur not in _ALLOWED[prev]:
                 at = ts[k].first
                 add(
                     Violation(
@@ -206,11 +195,3 @@ class Mistral(Profile):
                         )
                     )
         return out
-
-
-class _Mistral2026(Mistral):
-    allowed = _ALLOWED_2026
-    bridge_after_results = False
-
-
-_NAMED = _Mistral2026()

@@ -711,27 +711,6 @@ def test_a_response_named_otherwise_than_its_call_is_taken() -> None:
     assert (v.code, v.index, v.ids) == ("gemini.response_count", 2, ("get_weather", "b"))
 
 
-def test_mistral_user_right_after_tool_taken_by_a_named_model() -> None:
-    h = [OU("q"), OA(call("abc123XYZ")), OT("abc123XYZ"), OU("and Rome?")]
-    # Without a model: mistral-common's validator (vLLM) refuses it.
-    (v,) = toolpair.validate(h, "mistral")
-    assert (v.code, v.index, v.ids, v.message) == (
-        "mistral.unexpected_role",
-        3,
-        (),
-        "Unexpected role 'user' after role 'tool'",
-    )
-    # La Plateforme in 2026 took it: a named model is not held to it, and repair leaves
-    # it alone.
-    assert toolpair.validate(h, "mistral", model="mistral-large-latest") == []
-    r = toolpair.repair(h, "mistral", model="mistral-large-latest")
-    assert r.fixes == [] and all(x is y for x, y in zip(r.messages, h, strict=True))
-    # Other order rules still hold for it.
-    bad = [OU("q"), OA(call("abc123XYZ")), OT("abc123XYZ"), {"role": "system", "content": "x"}]
-    codes = {v.code for v in toolpair.validate(bad, "mistral", model="mistral-large-latest")}
-    assert "mistral.unexpected_role" in codes
-
-
 def test_vertex_repair_strips_ids_and_separates_text() -> None:
     h = [GU(g_txt("q")), GM(g_call("a", "i1")), GU(g_res("a", "i1"), g_txt("and?"))]
     r = toolpair.repair(h, "vertex")
