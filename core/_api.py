@@ -88,8 +88,18 @@ def _body_context(body: Mapping[str, Any], fmt: str) -> dict[str, Any]:
             ctx["thinking"] = _thinking_on(extra.get("thinking") or extra.get("reasoning_config"))
         else:
             ctx["thinking"] = False
+    elif fmt == "openai" and "thinking" in body:
+        # DeepSeek's thinking mode, switched on in the body (`thinking: {type: enabled}`).
+        ctx["thinking"] = _thinking_on(body["thinking"])
     elif fmt == "openai-responses":
         prev = body.get("previous_response_id")
+        conv = body.get("conversation")
+        if not isinstance(prev, str) and conv:
+            # A conversation holds the earlier items on the server as a previous response
+            # does: the request proves that its outputs may answer calls it does not show.
+            if isinstance(conv, Mapping):
+                conv = conv.get("id")
+            prev = conv if isinstance(conv, str) else "conversation"
         ctx["previous_response_id"] = prev if isinstance(prev, str) else None
         conv = body.get("conversation")
         if isinstance(conv, Mapping):

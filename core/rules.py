@@ -10,8 +10,9 @@ an entry here, and ``docs/rules.md`` to what `markdown` makes of it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from toolpair.providers import PROFILES, Profile, get_profile
@@ -25,6 +26,50 @@ from toolpair.providers import responses as r
 from toolpair.providers import vertex as v
 
 Status = Literal["documented", "observed", "unverified"]
+#: A recorded exchange (request and the provider's answer, kept in a public test suite),
+#: an issue thread that shows the request and the error, or the provider's documentation.
+Kind = Literal["refusal", "acceptance", "thread", "docs"]
+Stance = Literal["for", "against"]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One piece of evidence for or against a rule, where it was seen.
+
+    ``family`` and ``host`` are empty where the evidence holds for every model and host
+    of the API; ``date`` is when it was seen (``YYYY`` or ``YYYY-MM``), empty when unknown;
+    ``model`` the model id as recorded. ``part`` marks evidence against a part of the
+    rule only (the family keeps the rule in its own form, e.g. a wider id pattern).
+    """
+
+    kind: Kind
+    stance: Stance
+    source: str
+    family: str = ""
+    host: str = ""
+    date: str = ""
+    model: str = ""
+    part: bool = False
+
+    def __str__(self) -> str:
+        where = ", ".join(x for x in (self.family, self.host, self.date) if x)
+        label = {"refusal": "recorded 400", "acceptance": "recorded 200"}.get(self.kind, self.kind)
+        return f"{label}: {self.source}" + (f" ({where})" if where else "")
+
+
+_THREAD = re.compile(r"^[\w.-]+/[\w.-]+#")
+
+
+def _parsed(rule: Rule) -> tuple[Evidence, ...]:
+    """The sources named in ``evidence`` as Evidence for the rule: issue threads (each
+    ``owner/repo#n`` and the numbers after it), and documentation for the rest."""
+    out = []
+    for part in (x.strip() for x in rule.evidence.split(";")):
+        if not part:
+            continue
+        kind: Kind = "thread" if _THREAD.match(part) else "docs"
+        out.append(Evidence(kind, "for", part))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +80,13 @@ class Rule:
     template the profile reports, with ``{i}``-style placeholders; ``status`` says
     whether the provider documents it, it was observed in a real error, or the wording
     is inferred; ``evidence`` names the public sources; ``applies`` says, in words,
-    for which models it holds, and ``when`` decides it for a profile.
+    for which models it holds, and ``when`` decides it for a profile. ``seen`` holds the
+    recorded exchanges and reports for and against it by family, host and date, and
+    ``since`` says from when it holds (or until when) where the provider changed.
+
+    For a named model a rule that a recorded acceptance contradicts, or that only a
+    thread supports against one, is not enforced; without a model the strict set keeps
+    it only where a refusal somewhere shows it (``record`` has both).
     """
 
     code: str
@@ -45,10 +96,21 @@ class Rule:
     evidence: str
     applies: str = "every model"
     when: Callable[[Profile], bool] | None = None
+    seen: tuple[Evidence, ...] = ()
+    since: str = ""
 
     @property
     def provider(self) -> str:
         return self.code.split(".", 1)[0]
+
+    @property
+    def record(self) -> tuple[Evidence, ...]:
+        """Every piece of evidence: the sources of ``evidence``, then ``seen``."""
+        return _parsed(self) + self.seen
+
+    @property
+    def against(self) -> tuple[Evidence, ...]:
+        return tuple(e for e in self.seen if e.stance == "against")
 
 
 def _is(name: str) -> Callable[[Profile], bool]:
@@ -159,6 +221,21 @@ RULES: tuple[Rule, ...] = (
         a.A10_BLANK,
         "unverified",
         "whitespace-only text alone in its message; home-assistant/core#175637",
+        "without a model: a whitespace-only text where its message has no other text; a "
+        "named model: nor a tool use",
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "simonw/llm-anthropic@3ae428f3 tests/cassettes/test_anthropic/test_tools.yaml "
+                "(a text of one space beside two tool_use blocks)",
+                "claude-4",
+                "anthropic",
+                "2026-04",
+                "claude-haiku-4-5-20251001",
+                part=True,
+            ),
+        ),
     ),
     Rule(
         "anthropic.trailing_whitespace",
@@ -218,16 +295,30 @@ RULES: tuple[Rule, ...] = (
         b.B1,
         "observed",
         "agno-agi/agno#6698, #6242; camel-ai/camel#3954",
-        "models other than Claude",
-        lambda p: not getattr(p, "claude_words", False),
+        "every model; for Claude, Converse's own check: the answering turn holds some of "
+        "the results (it names that turn)",
+        seen=(
+            Evidence(
+                "refusal",
+                "for",
+                "anomalyco/opencode@317768a7 packages/ai/test/fixtures/recordings/"
+                "bedrock-recovery/rejects-continuation-with-a-missing-parallel-tool-result.json",
+                "claude-4",
+                "bedrock",
+                "",
+                "us.anthropic.claude-sonnet-4-6",
+            ),
+        ),
     ),
     Rule(
         "bedrock.missing_result",
         "B1",
         b.B1_CLAUDE,
         "observed",
-        "n8n-io/n8n#16987; BenedictKing/ccx#187 (the reason suffix, 2026)",
-        "Claude",
+        "n8n-io/n8n#16987; 2FastLabs/agent-squad#396; BenedictKing/ccx#187 (the reason "
+        "suffix, 2026)",
+        "Claude, when the answering turn holds no result (Converse lets it through; the "
+        "model names the call turn)",
         _attr("claude_words"),
     ),
     Rule(
@@ -244,7 +335,7 @@ RULES: tuple[Rule, ...] = (
         "observed",
         "BerriAI/litellm#6053 (Claude 3 Opus); langchain-ai/langchain-aws#141",
         "without a model, Claude 3, Llama, Mistral; Claude 4 refuses only media other than "
-        "images and PDF; Nova never",
+        "images and PDF; Nova never; Kimi unconfirmed, so not reported",
         lambda p: getattr(p, "result_turn", "results") != "any",
     ),
     Rule(
@@ -253,8 +344,20 @@ RULES: tuple[Rule, ...] = (
         b.B3_USE,
         "observed",
         "strands-agents/harness-sdk#1223 (Llama); langchain-ai/langchain-aws#1118",
-        "without a model, Llama, Mistral (a turn with reasoning is exempt)",
+        "without a model, Llama, Mistral (a turn with reasoning is exempt); not Claude, Nova, Kimi",
         _attr("calls_only"),
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_bedrock/"
+                "test_bedrock_moonshotai_tool_call.yaml",
+                "kimi",
+                "bedrock",
+                "",
+                "moonshot.kimi-k2-thinking",
+            ),
+        ),
     ),
     Rule(
         "bedrock.roles_not_alternating",
@@ -297,8 +400,21 @@ RULES: tuple[Rule, ...] = (
         b.B8,
         "unverified",
         "API_runtime_ToolUseBlock (pattern and length documented; the text is inferred)",
-        "models other than Mistral",
+        "models other than Ministral; Kimi also takes `.` and `:` (`functions.name:0`)",
         lambda p: p.id_max != 9,
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_bedrock/"
+                "test_bedrock_moonshotai_tool_call.yaml",
+                "kimi",
+                "bedrock",
+                "",
+                "moonshot.kimi-k2-thinking",
+                part=True,
+            ),
+        ),
     ),
     Rule(
         "bedrock.invalid_tool_use_id",
@@ -306,8 +422,20 @@ RULES: tuple[Rule, ...] = (
         m.M1,
         "observed",
         "vercel/ai#11802 (ministral-3 refuses Bedrock's own tooluse_ ids)",
-        "Mistral",
+        "Ministral (not other Mistral models: Pixtral Large took tooluse_ ids)",
         lambda p: p.id_max == 9,
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_bedrock/test_bedrock_"
+                "media_kind_delivered_in_tool_result[mistral_document].yaml",
+                "pixtral",
+                "bedrock",
+                "2026-07",
+                "us.mistral.pixtral-large-2502-v1:0",
+            ),
+        ),
     ),
     Rule(
         "bedrock.result_without_id",
@@ -424,8 +552,33 @@ RULES: tuple[Rule, ...] = (
         r.R3_CALL,
         "observed",
         "vercel/ai#7099; continuedev/continue#8933; cookbook reasoning_items",
-        "reasoning models (o-series, gpt-5 and unknown ids); not gpt-4o, gpt-4.1",
+        "without a model, or for an id toolpair cannot place; not for OpenAI's own models "
+        "(gpt-4o, gpt-4.1, gpt-5, o-series): whether an fc_ item needs its reasoning is what "
+        "the server stored for it, which the request cannot show",
         _attr("fc_needs_reasoning"),
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_openai_responses/"
+                "test_openai_responses_history_with_combined_tool_call_id.yaml",
+                "gpt-5",
+                "openai",
+                "",
+                "gpt-5",
+            ),
+            Evidence(
+                "acceptance",
+                "against",
+                "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_openai_responses/"
+                "test_openai_responses_phase_live.yaml (an fc_ item after a message after its "
+                "reasoning)",
+                "gpt-5",
+                "openai",
+                "2026-04",
+                "gpt-5.5",
+            ),
+        ),
     ),
     Rule(
         "openai-responses.duplicate_item",
@@ -484,6 +637,8 @@ RULES: tuple[Rule, ...] = (
         g.G2,
         "observed",
         "google-gemini/gemini-cli#4217, #16415",
+        "every model (without ids only the count is checked); Gemini 2.5 on the Gemini API "
+        "takes the responses split across consecutive user turns",
     ),
     Rule(
         "gemini.call_turn_position",
@@ -505,9 +660,29 @@ RULES: tuple[Rule, ...] = (
         g.G5,
         "documented",
         "ai.google.dev thought-signatures; 1jehuang/jcode#518",
-        "Gemini 3 (not the image model); Gemini 2.5 once it issued a signature; any model "
-        "with thought_signatures=True",
+        "Gemini 3 (not the image model); any model with thought_signatures=True; not Gemini 2.5",
         _is("gemini"),
+        seen=(
+            Evidence(
+                "thread",
+                "for",
+                "Gitlawb/openclaude#583; rowboatlabs/rowboat#694",
+                "gemini-2.5",
+                "gemini",
+                "2026-04",
+            ),
+            Evidence(
+                "acceptance",
+                "against",
+                "simonw/llm-gemini@2a8c855a tests/cassettes/test_gemini/test_tools.yaml",
+                "gemini-2.5",
+                "gemini",
+                "",
+                "gemini-2.5-flash",
+                # Still there on request: thought_signatures=True holds any model to it.
+                part=True,
+            ),
+        ),
     ),
     Rule(
         "gemini.empty_parts",
@@ -550,7 +725,21 @@ RULES: tuple[Rule, ...] = (
         v.V2,
         "observed",
         "pydantic/pydantic-ai#5081; vercel/ai#15664 (the v1 API)",
-        "Vertex AI, on a wire body",
+        "Vertex AI without a model, on a wire body: v1 refuses the field, v1beta1 takes it, "
+        "and which one is in the URL, not the request",
+        _attr("ids_allowed", False),
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_multimodal_tool_"
+                "returns/test_mixed_content_ordering[google_vertex].yaml (v1beta1)",
+                "gemini-3",
+                "vertex",
+                "2026-06",
+                "gemini-3-flash-preview",
+            ),
+        ),
     ),
     # --- Mistral --------------------------------------------------------------------
     Rule(
@@ -647,9 +836,11 @@ RULES: tuple[Rule, ...] = (
         "D1",
         d.D1,
         "observed",
-        "continuedev/continue#10193 (V3.2)",
+        "continuedev/continue#10193 (V3.2); Sylinko/Everywhere#287 (V3.2, 2026-02)",
         "thinking mode (deepseek-reasoner, or thinking on in the body), on a wire body",
         _attr("reasoning_every_turn", False),
+        since="V3.2: the current tool loop's assistant turns; V4 asks it of every "
+        "assistant turn (D2)",
     ),
     Rule(
         "deepseek.reasoning_not_passed_back",
@@ -659,13 +850,28 @@ RULES: tuple[Rule, ...] = (
         "Zoo-Code-Org/Zoo-Code#201 (V4)",
         "deepseek-v4 in thinking mode, every assistant turn, on a wire body",
         _attr("reasoning_every_turn"),
+        since="V4 (every assistant turn, not only the current loop's)",
     ),
     Rule(
         "deepseek-responses.missing_output",
         "D3",
         d.DR1,
         "observed",
-        "deepseek-ai/DeepSeek-V3#1588, #1611",
+        "deepseek-ai/DeepSeek-V3#1588, #1611; fish2lab/DSCodex#9",
+        "every model: any item between a call group and its outputs, a reasoning item "
+        "between parallel calls included",
+        seen=(
+            Evidence(
+                "thread",
+                "for",
+                "deepseek-ai/awesome-deepseek-integration#740 (a reasoning item between call "
+                "and output)",
+                "deepseek-v4",
+                "deepseek-responses",
+                "2026-09",
+                "deepseek-flash",
+            ),
+        ),
     ),
     Rule(
         "deepseek-responses.orphan_output",
@@ -700,15 +906,7 @@ def rules_for(provider: str, model: str | None = None) -> list[Rule]:
             continue
         for old, new in profile.reports_as.items():
             if rule.code.startswith(old):
-                rule = Rule(
-                    new + rule.code[len(old) :],
-                    rule.ref,
-                    rule.text,
-                    rule.status,
-                    rule.evidence,
-                    rule.applies,
-                    rule.when,
-                )
+                rule = replace(rule, code=new + rule.code[len(old) :])
         out.append(rule)
     return out
 
@@ -735,9 +933,11 @@ _MATRIX: tuple[tuple[str, str | None], ...] = (
     ("bedrock", "amazon.nova-pro-v1:0"),
     ("bedrock", "meta.llama3-3-70b-instruct-v1:0"),
     ("bedrock", "mistral.mistral-large-2407-v1:0"),
+    ("bedrock", "mistral.ministral-3-8b-instruct-v1:0"),
+    ("bedrock", "moonshot.kimi-k2-thinking"),
     ("openai-responses", None),
     ("openai-responses", "gpt-4.1"),
-    ("openai-responses", "o3"),
+    ("openai-responses", "gpt-5"),
     ("gemini", None),
     ("gemini", "gemini-2.5-flash"),
     ("gemini", "gemini-3-pro-preview"),
@@ -759,8 +959,6 @@ def traits(p: Profile) -> str:
         out.append("server tools answered in the assistant turn")
     if getattr(p, "signatures_required", False):
         out.append("thought signatures required")
-    elif getattr(p, "signatures_once_issued", False):
-        out.append("thought signatures required once issued")
     if p.fc_needs_reasoning:
         out.append("fc_ items need their reasoning")
     elif p.name in ("openai-responses", "deepseek-responses"):
@@ -789,7 +987,27 @@ def markdown() -> str:
         "and the code in step. Status: **documented** by the provider, **observed** in a real",
         "error (the public report is named), or **unverified** (the rule is known, the exact",
         "wording is inferred). Sources are GitHub `owner/repo#number` references unless named",
-        "otherwise. `toolpair rules PROVIDER --model MODEL` prints the rules for one model.",
+        "otherwise; a recorded 200 or 400 is a live exchange kept in a public test suite",
+        "(`owner/repo@commit path`). `toolpair rules PROVIDER --model MODEL` prints the rules",
+        "for one model.",
+        "",
+        "Evidence decides enforcement: for a named model, a rule that a recorded acceptance",
+        "contradicts, or that only a thread supports against one, is not enforced; what the",
+        "request alone cannot decide (what the server stored, a rule unconfirmed for that",
+        "family) is not reported either. Without a model the strict set stays, and repair",
+        "changes a shape only where a refusal somewhere shows it.",
+        "",
+        "Where one rule has two wordings, the current one is reported, at the index that",
+        "wording names. A missing result on Anthropic: ``messages.{i}: `tool_use` ids were",
+        "found without ...`` names the assistant turn (mid-2025 on); the older",
+        "``messages.{i}: Did not find {n} `tool_result` block(s) at the beginning of this",
+        "message`` (seen to 2025-04) named the answering turn; the current wording is the",
+        "one reported, on Vertex and Bedrock InvokeModel too. Claude behind Converse:",
+        "Converse's own check",
+        "(`Expected toolResult blocks at messages.{i}.content ...`, the answering turn) fires",
+        "when the answering turn holds some of the results; one holding none gets through to",
+        "the model, which answers in Anthropic's words behind `The model returned the",
+        "following errors: ` and names the call turn.",
         "",
         "## Model and host matrix",
         "",
@@ -816,16 +1034,21 @@ def markdown() -> str:
             f"{traits(get_profile(provider, model))} | {'; '.join(notes) or 'the same rules'} |"
         )
     for provider, title in _TITLES.items():
-        lines += ["", f"## {title}", "", "| ref | code | status | applies to | text | evidence |"]
-        lines.append("|---|---|---|---|---|---|")
+        lines += ["", f"## {title}", ""]
+        lines.append("| ref | code | status | applies to | text | evidence for | against |")
+        lines.append("|---|---|---|---|---|---|---|")
         for rule in RULES:
             if rule.provider != provider:
                 continue
+            pro = "; ".join([rule.evidence, *(str(e) for e in rule.seen if e.stance == "for")])
+            if rule.since:
+                pro += f"; since: {rule.since}"
+            con = "; ".join(str(e) for e in rule.against) or "-"
             lines.append(
                 f"| {rule.ref} | `{rule.code}` | {rule.status} | {_cell(rule.applies)} | "
-                f"{_cell(rule.text)} | {_cell(rule.evidence)} |"
+                f"{_cell(rule.text)} | {_cell(pro)} | {_cell(con)} |"
             )
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["RULES", "Rule", "markdown", "rules_for", "traits"]
+__all__ = ["RULES", "Evidence", "Rule", "markdown", "rules_for", "traits"]

@@ -34,7 +34,7 @@ def bedrock_model(model: str) -> str | None:
 
 def bedrock_family(model: str) -> str | None:
     """``claude-3`` (Claude 3.x and older), ``claude-4`` (4 and later), ``nova``,
-    ``llama``, ``mistral``; None for any other or unplaceable id."""
+    ``llama``, ``mistral``, ``ministral``, ``kimi``; None for any other or unplaceable id."""
     found = bedrock_model(model)
     if found is None or "." not in found:
         return None
@@ -49,13 +49,15 @@ def bedrock_family(model: str) -> str | None:
     if vendor == "meta" and name.startswith("llama"):
         return "llama"
     if vendor == "mistral":
-        return "mistral"
+        return "ministral" if name.startswith("ministral") else "mistral"
+    if vendor in ("moonshot", "moonshotai"):
+        return "kimi"
     return None
 
 
 def gemini_family(model: str) -> str | None:
     """``gemini-3`` (signatures required; not the image model, which is exempt),
-    ``gemini-2.5`` (required once issued); None otherwise. Accepts ``models/...``,
+    ``gemini-2.5`` (not held to signatures); None otherwise. Accepts ``models/...``,
     ``publishers/google/models/...`` and ``google/...`` forms."""
     m = model.lower().rsplit("/", 1)[-1]
     if m.startswith("gemini-3"):

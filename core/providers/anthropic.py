@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import ClassVar
 
 from toolpair._model import Block, Message, Violation
 from toolpair._view import Item, Turn, pid, turns
@@ -93,16 +94,20 @@ def _sent_as_is(block: Block, wire: bool) -> bool:
     return isinstance(native, dict) or (wire and isinstance(native, str) and native != "")
 
 
-def _blank_text(t: Turn, ctx: Context, add: Callable[[Violation], None]) -> None:
+def _blank_text(
+    t: Turn, ctx: Context, add: Callable[[Violation], None], beside_calls: bool = False
+) -> None:
     """A10: an empty text block anywhere; a whitespace-only one where its message has no
-    other text. Only blank text that reaches the API is judged: frameworks that drop it
-    before sending (LangChain's list content, llama-index's empty TextBlock) must not be
-    reported for it."""
+    other text (nor, with ``beside_calls``, a tool use). Only blank text that reaches the
+    API is judged: frameworks that drop it before sending (LangChain's list content,
+    llama-index's empty TextBlock) must not be reported for it."""
     wire = ctx.format == "anthropic"
     blank: dict[int, bool] = {}  # message -> has an empty block (else: whitespace only)
     solid: set[int] = set()
     for it in t.items:
         b = it.block
+        if beside_calls and b.kind == "call":
+            solid.add(it.msg)
         if b.kind != "text" or b.text is None:
             continue
         if b.text.strip():
@@ -156,6 +161,14 @@ def thinking_start_violation(ts: Sequence[Turn], wrap: str = "") -> Violation | 
 
 class Anthropic(Profile):
     name = "anthropic"
+    #: Whitespace-only text beside a tool use in its message is accepted (a recorded
+    #: 200 on claude-haiku-4-5); threads report the 400 without the request, so only the
+    #: strict set (no model) holds it.
+    blank_beside_calls: ClassVar[bool] = False
+
+    def for_model(self, model: str) -> Profile:
+        return _NAMED if type(self) is Anthropic else self
+
     id_pattern = re.compile(r"[a-zA-Z0-9_-]+")
     # The length limit is UNVERIFIED (docs/rules.md A6); 64 is what the ecosystem assumes
     # and what Bedrock enforces, so rewritten ids stay within it.
@@ -173,7 +186,7 @@ class Anthropic(Profile):
                 self._assistant(ts, k, t, seen_calls, seen_servers, toolsets, add)
             else:
                 self._user(ts, k, t, toolsets, add)
-            _blank_text(t, ctx, add)
+            _blank_text(t, ctx, add, self.blank_beside_calls)
             for it in t.items:
                 b = it.block
                 if b.kind == "thinking" and b.sub == "thinking":
@@ -448,3 +461,10 @@ class Anthropic(Profile):
                 out.append(Violation("anthropic.duplicate_tool_name", A8_UNIQUE, 0, (), "tools"))
             names.add(name)
         return out
+
+
+class _Named(Anthropic):
+    blank_beside_calls = True
+
+
+_NAMED = _Named()

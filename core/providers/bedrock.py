@@ -60,7 +60,8 @@ B3_USE = (
     "messages.{i}.content: Conversation blocks and tool use blocks cannot be provided in the "
     "same turn."
 )
-#: Claude behind Converse answers a missing result in Anthropic's words, wrapped.
+#: Claude behind Converse answers in Anthropic's words, wrapped, a call whose answering
+#: turn holds no results at all (Converse's own B1 check names a turn that holds some).
 B1_CLAUDE = (
     B10 + "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
     "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in the "
@@ -254,9 +255,10 @@ class Bedrock(Profile):
                     dict.fromkeys(pid(it.block) for it in calls if pid(it.block) not in got)
                 )
                 if missing:
-                    # Claude names the call turn in Anthropic's words; Converse, the turn
-                    # after it.
-                    if self.claude_words:
+                    # Converse's own check reads the answering turn once it holds results
+                    # and names that turn; one with none gets through to Claude, which
+                    # names the call turn in Anthropic's words.
+                    if self.claude_words and not got:
                         at, text, path = t.first, B1_CLAUDE, f"messages.{t.first}"
                     else:
                         at = nxt.first if nxt is not None else t.msgs[-1] + 1
@@ -317,7 +319,12 @@ class _Llama(Bedrock):
 
 
 class _Mistral(Bedrock):
-    """Mistral models: the strict set, and Mistral's own 9-character ids."""
+    """Mistral models: the strict set (Pixtral Large took Bedrock's own ``tooluse_``
+    ids, so the 9-character rule is Ministral's alone)."""
+
+
+class _Ministral(Bedrock):
+    """Ministral: the strict set, and Mistral's own 9-character ids."""
 
     id_pattern = Mistral.id_pattern
     id_max = 9
@@ -327,10 +334,25 @@ class _Mistral(Bedrock):
     fast_path = False
 
 
+class _Kimi(Bedrock):
+    """Kimi (Moonshot): its own ``functions.name:0`` ids and text beside tool use were
+    taken; whether a result turn may hold more is unconfirmed, so not reported."""
+
+    id_pattern = re.compile(r"[a-zA-Z0-9_.:-]+")
+    calls_only = False
+    results_only = False
+    bridge_after_results = False
+    result_turn = "any"
+    # Wider ids than the strict profile's no-op checker knows.
+    fast_path = False
+
+
 FAMILIES: dict[str, Profile] = {
     "claude-3": _Claude3(),
     "claude-4": _Claude4(),
     "nova": _Nova(),
     "llama": _Llama(),
     "mistral": _Mistral(),
+    "ministral": _Ministral(),
+    "kimi": _Kimi(),
 }

@@ -80,7 +80,8 @@ _V4 = _DeepSeekV4()
 class DeepSeekResponses(Responses):
     """Outputs must come right after the group of calls they answer (no pairing across
     the input by ``call_id``), and reasoning items may be grouped before their calls,
-    the layout OpenAI refuses."""
+    the layout OpenAI refuses. A reasoning item after a call ends the group: the calls
+    before it are left without outputs (``rs, fc1, rs, fc2, out1, out2`` is refused)."""
 
     name = "deepseek-responses"
     reasoning_adjacency = False
@@ -115,6 +116,8 @@ class DeepSeekResponses(Responses):
                     c = items[k][0]
                     if c.block.kind == "call":
                         group.append((pid(c.block), c.msg))
+                    elif group:
+                        break
                     k += 1
                 answered: set[str] = set()
                 while k < n and items[k][0].block.kind == "result":

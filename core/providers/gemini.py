@@ -35,11 +35,13 @@ class Gemini(Profile):
     #: The host's own wording for the rules whose text differs between hosts.
     missing_signature_text: ClassVar[str] = G5
     empty_parts_text: ClassVar[str] = G6
-    #: Gemini 3 (and 2.5 once it issued one): the first call of each step in the current
-    #: turn needs its thought signature, whatever the caller says.
+    #: Gemini 3: the first call of each step in the current turn needs its thought
+    #: signature, whatever the caller says. Gemini 2.5 is not held to it: it took an
+    #: unsigned second-round call after a signed first round (docs/rules.md G5).
     signatures_required: ClassVar[bool] = False
-    #: Gemini 2.5: required only once the model issued a signature in this history.
-    signatures_once_issued: ClassVar[bool] = False
+    #: Gemini 2.5 on the Gemini API took the responses to one call turn split across
+    #: consecutive user turns (the strict set holds them to one turn, G2).
+    split_responses: ClassVar[bool] = False
     first_not_call = True
     drop_empty = True
     # Consecutive turns of one role are rejected in practice (docs/rules.md): merging
@@ -63,10 +65,13 @@ class Gemini(Profile):
                     )
                 )
         ts = [t for t in turns(messages, "tool", ctx.shape) if t.items]
+        absorbed: set[int] = set()  # turns read as part of the response turn before them
         for k, t in enumerate(ts):
             calls = [it for it in t.items if it.block.kind == "call"]
             results = [it for it in t.items if it.block.kind == "result"]
             prev = ts[k - 1] if k else None
+            if k in absorbed:
+                continue
             if calls:
                 if prev is None or prev.role == "assistant":
                     add(
@@ -82,6 +87,18 @@ class Gemini(Profile):
                     )
                 else:
                     got = [it for it in nxt.items if it.block.kind == "result"]
+                    j = k + 2
+                    while (
+                        self.split_responses
+                        and got
+                        and len(got) < len(calls)
+                        and j < len(ts)
+                        and ts[j].role == "user"
+                        and all(it.block.kind == "result" for it in ts[j].items)
+                    ):
+                        got += ts[j].items
+                        absorbed.add(j)
+                        j += 1
                     if nxt.role != "user" or not got:
                         add(
                             Violation(
@@ -123,17 +140,15 @@ class Gemini(Profile):
         return out
 
     def signatures_due(self, messages: Sequence[Message], ctx: Context) -> bool:
-        if ctx.thought_signatures or self.signatures_required:
-            return True
-        return self.signatures_once_issued and any(
-            b.kind == "call" and b.item_id for m in messages for b in m.blocks
-        )
+        return ctx.thought_signatures or self.signatures_required
 
     def for_model(self, model: str) -> Profile:
         from toolpair.providers._models import gemini_family
 
         family = gemini_family(model)
-        return self if family is None else _specialised(type(self), family)
+        if family == "gemini-3" or (family == "gemini-2.5" and self.name == "gemini"):
+            return _specialised(type(self), family)
+        return self
 
 
 def unsigned_steps(ts: Sequence[Turn]) -> list[Item]:
@@ -163,8 +178,7 @@ def _specialised(base: type[Gemini], family: str) -> Profile:
         attrs = {"signatures_required": True, "fast_path": False}
         cls: type[Gemini] = type(base.__name__ + "3", (base,), attrs)
     elif family == "gemini-2.5":
-        attrs = {"signatures_once_issued": True, "fast_path": False}
-        cls = type(base.__name__ + "25", (base,), attrs)
+        cls = type(base.__name__ + "25", (base,), {"split_responses": True})
     else:
         raise ValueError(f"unknown Gemini family {family!r}")
     prof = _CACHE[key] = cls()
@@ -172,9 +186,10 @@ def _specialised(base: type[Gemini], family: str) -> Profile:
 
 
 def _same_calls(calls: Sequence[Item], results: Sequence[Item]) -> bool:
-    """With ids on both halves they must match as sets; without, the names must.
-    Whether Gemini itself rejects mismatched ids is UNVERIFIED (docs/rules.md G7): a
-    mismatch is reported under G2, the rule that holds the pairing."""
+    """With ids on both halves they must match as sets. Whether Gemini itself rejects
+    mismatched ids is UNVERIFIED (docs/rules.md G7): a mismatch is reported under G2,
+    the rule that holds the pairing. Without ids the count is all that is checked: a
+    response named otherwise than its call was taken (G2's evidence against)."""
     if all(x.block.id for x in calls) and all(x.block.id for x in results):
         return sorted(pid(x.block) for x in calls) == sorted(pid(x.block) for x in results)
-    return sorted(x.block.name or "" for x in calls) == sorted(x.block.name or "" for x in results)
+    return True

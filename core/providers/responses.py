@@ -36,15 +36,20 @@ R7 = (
 class Responses(Profile):
     name = "openai-responses"
     reasoning_adjacency = True
-    #: Reasoning models tie an ``fc_`` item to the reasoning item that produced it: the
-    #: call may not be sent with that id and without its reasoning (R3). Unknown models
-    #: count as reasoning models.
+    #: Without a model (or with one that cannot be placed): an ``fc_`` item id may not
+    #: be sent without the reasoning item before it (R3). Whether the server ties that
+    #: item to a reasoning item depends on what it stored for it (gpt-5 took an ``fc_``
+    #: item made by a response without reasoning, gpt-5.5 one after a message after
+    #: its reasoning), which the request cannot show: an OpenAI model toolpair can
+    #: place is not held to it.
     fc_needs_reasoning = True
     id_max = 64
 
     def for_model(self, model: str) -> Profile:
         m = model.lower().rsplit("/", 1)[-1]
-        if self.fc_needs_reasoning and m.startswith(("gpt-4", "gpt-3", "chatgpt-4o")):
+        # Bedrock's OpenAI-compatible endpoint names them `openai.gpt-5...`.
+        m = m.removeprefix("openai.")
+        if self.fc_needs_reasoning and m.startswith(_PLACED):
             return _non_reasoning(type(self))
         return self
 
@@ -52,6 +57,7 @@ class Responses(Profile):
         items = flat(messages)
         out: list[Violation] = []
         add = out.append
+        tied = self.fc_needs_reasoning
         # Every call needs an output of its own: keyed by call_id and counted, so a
         # call_id used twice needs two outputs. (The API's wording for a repeated
         # call_id is UNVERIFIED; R1/R2 are the closest confirmed texts.) Id-less calls
@@ -76,7 +82,7 @@ class Responses(Profile):
                 item_ids.add(b.item_id)
             if b.kind == "call":
                 if (
-                    self.fc_needs_reasoning
+                    tied
                     and b.sub == "function_call"
                     and b.item_id is not None
                     and ctx.previous_response_id is None
@@ -226,6 +232,9 @@ def _after_reasoning(items: Sequence[tuple[Item, str]], n: int) -> bool:
     return k >= 0 and items[k][0].block.kind == "reasoning"
 
 
+#: OpenAI model ids toolpair places: the non-reasoning ones, and the reasoning ones
+#: whose fc_ items stand on what the server stored.
+_PLACED = ("gpt-3", "gpt-4", "chatgpt-4o", "gpt-5", "o1", "o3", "o4", "codex")
 _NON_REASONING: dict[type, Profile] = {}
 
 

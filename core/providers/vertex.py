@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from toolpair._model import Message, Violation
 from toolpair._view import pid, turns
-from toolpair.providers._base import Context
+from toolpair.providers._base import Context, Profile
 from toolpair.providers.gemini import Gemini
 
 V1 = "Requests ending with a model turn are not supported."
@@ -36,8 +36,18 @@ class Vertex(Gemini):
     # Function responses and the user's own content go in separate turns.
     results_only = True
     bridge_after_results = True
-    #: Vertex's v1 API has no ``id`` field on function calls and responses.
+    #: Vertex's v1 API has no ``id`` field on function calls and responses; v1beta1
+    #: takes them. Which one a request goes to is in its URL, not in the request, so
+    #: only the strict set (no model) is held to it.
     ids_allowed = False
+
+    def for_model(self, model: str) -> Profile:
+        base = super().for_model(model)
+        hit = _NAMED.get(type(base))
+        if hit is None:
+            cls = type(type(base).__name__ + "Named", (type(base),), {"ids_allowed": True})
+            hit = _NAMED[type(base)] = cls()
+        return hit
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         out = super().rules(messages, ctx)
@@ -54,7 +64,7 @@ class Vertex(Gemini):
                         f"contents[{t.first}]",
                     )
                 )
-        if ctx.format == "gemini":
+        if ctx.format == "gemini" and not self.ids_allowed:
             # Only the wire body shows whether an id is sent; a framework's formatter
             # decides that for itself.
             for m in messages:
@@ -71,3 +81,6 @@ class Vertex(Gemini):
                             )
                         )
         return out
+
+
+_NAMED: dict[type, Profile] = {}

@@ -14,6 +14,7 @@ import pytest
 import toolpair
 from toolpair import rules
 from toolpair.cli import main
+from toolpair.providers import get_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 PROVIDERS_SRC = Path(rules.__file__).parent / "providers"
@@ -93,3 +94,26 @@ def test_toolpair_rules_markdown_and_errors(capsys: pytest.CaptureFixture[str]) 
         [sys.executable, "-m", "toolpair", "rules", "nowhere"], capture_output=True, text=True
     )
     assert r.returncode == 2 and "invalid choice" in r.stderr
+
+
+def test_a_recorded_acceptance_against_a_rule_lifts_it_for_that_model() -> None:
+    # For the model an acceptance was recorded on, the rule it contradicts is not in
+    # that model's set (or, for evidence against a part, is there in the family's form);
+    # without a model the strict set keeps it, since a refusal or report shows it.
+    against = [(r, e) for r in rules.RULES for e in r.against if e.kind == "acceptance"]
+    assert against
+    for rule, e in against:
+        assert e.model and e.source and e.stance == "against"
+        mine = {(x.code, x.text) for x in rules.rules_for(rule.provider, e.model)}
+        assert ((rule.code, rule.text) in mine) == e.part, (rule.code, e.model)
+        strict = {(x.code, x.text) for x in rules.rules_for(rule.provider)}
+        family_only = rule.when is not None and not rule.when(get_profile(rule.provider))
+        assert (rule.code, rule.text) in strict or family_only
+        assert any(x.stance == "for" for x in rule.record)
+
+
+def test_evidence_names_its_kind_and_stance() -> None:
+    for r in rules.RULES:
+        for e in r.record:
+            assert e.kind in ("refusal", "acceptance", "thread", "docs")
+            assert e.stance in ("for", "against") and e.source

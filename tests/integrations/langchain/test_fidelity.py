@@ -186,7 +186,7 @@ def test_gemini_signatures_kept_on_the_message_count() -> None:
         assert validate_messages(ok, provider, model="gemini-3-pro-preview") == []
         found = validate_messages(bad, provider, model="gemini-3-pro-preview")
         assert [v.code for v in found] == [f"{provider}.missing_thought_signature"]
-        # Gemini 2.5 asks for one only once a signature was issued.
+        # Gemini 2.5 is not held to signatures (it took an unsigned second round).
         assert validate_messages(bad, provider, model="gemini-2.5-flash") == []
 
 
