@@ -101,13 +101,6 @@ def _body_context(body: Mapping[str, Any], fmt: str) -> dict[str, Any]:
                 conv = conv.get("id")
             prev = conv if isinstance(conv, str) else "conversation"
         ctx["previous_response_id"] = prev if isinstance(prev, str) else None
-        conv = body.get("conversation")
-        if isinstance(conv, Mapping):
-            conv = conv.get("id")
-        if ctx["previous_response_id"] is None and isinstance(conv, str):
-            # A conversation holds earlier items server-side just as a previous response
-            # does: an output whose call lives there is legal, and no rule can tell.
-            ctx["previous_response_id"] = conv
         if "store" in body:
             ctx["store"] = bool(body["store"])
     return ctx

@@ -57,6 +57,7 @@ SOURCES: list[tuple[str, str, list[str]]] = [
             "tests/models/cassettes/test_deepseek_responses",
             "tests/models/cassettes/test_tool_choice_matrix",
             "tests/models/cassettes/test_multimodal_tool_returns",
+            "tests/models/anthropic/cassettes/test_unpaired_native_tool_calls",
         ],
     ),
     ("simonw/llm-gemini", "Apache-2.0", ["tests/cassettes"]),
