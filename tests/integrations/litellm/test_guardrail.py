@@ -262,6 +262,154 @@ def test_thinking_is_dropped_where_repair_turns_it_off(up: Upstream, callbacks: 
     assert toolpair.validate(body, "anthropic") == []
 
 
+def test_translated_routes_fire_twice_and_are_judged_by_the_deployments_api(
+    up: Upstream, callbacks: list[Any]
+) -> None:
+    router = _router(up)
+    # /v1/messages to an OpenAI deployment: LiteLLM runs the hook on the native body,
+    # then again on its translation into OpenAI's Responses API.
+    seen: list[str] = []
+
+    class Counting(ToolpairGuardrail):
+        async def async_pre_call_deployment_hook(
+            self, kwargs: dict[str, Any], call_type: Any
+        ) -> dict[str, Any] | None:
+            seen.append(str(getattr(call_type, "value", call_type)))
+            return await super().async_pre_call_deployment_hook(kwargs, call_type)
+
+    callbacks.append(Counting())
+    up.clear()
+    asyncio.run(
+        router.aanthropic_messages(model="hosted-gpt", messages=DANGLING_MESSAGES, max_tokens=64)
+    )
+    assert seen == ["anthropic_messages", "aresponses"]
+    [sent] = up.bodies("strict")
+    assert sent.path == "/strict/v1/responses"
+    assert toolpair.validate(sent.body, "openai-responses") == []
+    assert any(i.get("call_id") == "toolu_01" for i in sent.body["input"])
+    # /v1/responses to an Anthropic deployment, likewise.
+    seen.clear()
+    up.clear()
+    asyncio.run(router.aresponses(model="hosted-claude", input=ORPHAN_RESPONSES))
+    assert seen[0] == "aresponses"
+    [sent] = up.bodies("strict")
+    assert sent.path == "/strict/v1/messages"
+    assert toolpair.validate(sent.body, "anthropic") == []
+
+
+def test_the_same_broken_history_is_sent_the_same_every_time(
+    up: Upstream, callbacks: list[Any]
+) -> None:
+    # A provider's prompt cache keys on the prefix: the repair must not vary per turn.
+    router = _router(up)
+    callbacks.append(ToolpairGuardrail())
+    up.clear()
+    for _ in range(2):
+        asyncio.run(router.acompletion(model="hosted-claude", messages=DANGLING_CHAT, tools=TOOLS))
+    first, second = _strict_bodies(up)
+    assert toolpair.validate(first, "anthropic") == []
+    assert first == second
+
+
+def test_guardrail_opt_outs_do_not_switch_pairing_off(up: Upstream, callbacks: list[Any]) -> None:
+    from litellm.types.guardrails import GuardrailEventHooks
+
+    router = _router(up)
+    g = ToolpairGuardrail(event_hook="pre_call")  # as `mode: pre_call` makes it
+    callbacks.append(g)
+    # An opt-out of global guardrails: the request's own flag (older releases) and what
+    # the proxy injects for a key whose admin opted it out (newer ones).
+    metadata = {
+        "disable_global_guardrail": True,
+        "user_api_key_metadata": {
+            "disable_global_guardrails": True,
+            "opted_out_global_guardrails": ["toolpair"],
+        },
+    }
+    assert not g.should_run_guardrail(
+        data={"metadata": metadata}, event_type=GuardrailEventHooks.pre_call
+    )
+    up.clear()
+    asyncio.run(
+        router.acompletion(
+            model="hosted-claude", messages=DANGLING_CHAT, tools=TOOLS, metadata=metadata
+        )
+    )
+    [body] = _strict_bodies(up)
+    # The hosted API would refuse the history whatever the key's settings say.
+    assert toolpair.validate(body, "anthropic") == []
+
+
+def test_fixes_travel_in_the_requests_own_metadata(up: Upstream, callbacks: list[Any]) -> None:
+    # No counter in the process (one per worker): the record rides on the request,
+    # where LiteLLM's logging callbacks see it.
+    from litellm.integrations.custom_logger import CustomLogger
+
+    logged: list[Any] = []
+    probe = secrets.token_hex(8)
+
+    class Recorder(CustomLogger):
+        async def async_log_success_event(
+            self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+        ) -> None:
+            meta = (kwargs.get("litellm_params") or {}).get("metadata") or {}
+            # Events of earlier requests may still be queued: keep this one's only.
+            if meta.get("probe") == probe:
+                logged.append(meta.get("toolpair"))
+
+    router = _router(up)
+    callbacks.extend([ToolpairGuardrail(), Recorder()])
+
+    async def call() -> None:
+        await router.acompletion(
+            model="hosted-claude", messages=DANGLING_CHAT, tools=TOOLS, metadata={"probe": probe}
+        )
+        for _ in range(100):  # LiteLLM logs success in a task of its own
+            if logged:
+                return
+            await asyncio.sleep(0.05)
+
+    asyncio.run(call())
+    assert logged == [{"rules": "anthropic", "fixes": ["synthetic_result"]}]
+
+
+def test_chat_thinking_params_are_dropped_where_repair_turns_thinking_off(
+    up: Upstream, callbacks: list[Any]
+) -> None:
+    router = _router(up)
+    # A chat history whose tool loop in progress carries no thinking block.
+    history = [*DANGLING_CHAT[:2], {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}]
+    thinking = {"type": "enabled", "budget_tokens": 1024}
+    up.clear()
+    with pytest.raises(Exception):  # noqa: B017 (judged on the body below)
+        asyncio.run(
+            router.acompletion(
+                model="hosted-claude",
+                messages=history,
+                tools=TOOLS,
+                thinking=thinking,
+                max_tokens=2048,
+            )
+        )
+    [refused] = _strict_bodies(up)
+    assert "thinking" in refused
+    assert toolpair.validate(refused, "anthropic") != []
+    callbacks.append(ToolpairGuardrail())
+    up.clear()
+    asyncio.run(
+        router.acompletion(
+            model="hosted-claude",
+            messages=history,
+            tools=TOOLS,
+            thinking=thinking,
+            max_tokens=2048,
+        )
+    )
+    [body] = _strict_bodies(up)
+    assert "thinking" not in body
+    assert toolpair.validate(body, "anthropic") == []
+
+
 def test_rules_per_deployment() -> None:
     g = ToolpairGuardrail()
     assert g.rules_for("openai", "anthropic", "claude-sonnet-4-5") == "anthropic"
