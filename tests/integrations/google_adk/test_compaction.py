@@ -75,29 +75,45 @@ def summarizer() -> Any:
     return LlmEventSummarizer(llm=gemini(Capture(answers=[[{"text": "We said hello."}]])))
 
 
-async def test_adk_213_own_sliding_window_stops_before_an_open_call() -> None:
-    # This release trims its window itself, so the wrapper stays out of the way.
+def _config(wrap: bool | None, **trigger: int) -> Any:
+    inner = summarizer()
+    chosen = inner if wrap is None else PairSafeSummarizer(inner, trim=wrap or None)
+    return EventsCompactionConfig(summarizer=chosen, **trigger)
+
+
+@pytest.mark.parametrize("wrap", [None, False, True], ids=["adk", "wrapped", "forced"])
+async def test_adk_213_own_sliding_window_stops_before_an_open_call(wrap: bool | None) -> None:
+    # This release trims its window itself, so by default the wrapper stays out of the
+    # way, and forced trimming cuts at the same place.
     assert adk_trims_compaction()
-    for wrap in (False, True):
-        service = InMemorySessionService()
-        session = await seed(service, pending_long_running())
-        inner = summarizer()
-        config = EventsCompactionConfig(
-            summarizer=PairSafeSummarizer(inner) if wrap else inner,
-            compaction_interval=3,
-            overlap_size=0,
-        )
-        app = App(name="app", root_agent=agent(gemini(Capture())), events_compaction_config=config)
-        made = [
-            e async for e in compaction._run_compaction_for_sliding_window(app, session, service)
-        ]
-        assert len(made) == 1
-        assert (
-            made[0].actions.compaction.start_timestamp,
-            made[0].actions.compaction.end_timestamp,
-        ) == (1, 3)
-        if wrap:
-            assert config.summarizer.trim is False and config.summarizer.last_dropped == 0
+    service = InMemorySessionService()
+    session = await seed(service, pending_long_running())
+    config = _config(wrap, compaction_interval=3, overlap_size=0)
+    app = App(name="app", root_agent=agent(gemini(Capture())), events_compaction_config=config)
+    made = [e async for e in compaction._run_compaction_for_sliding_window(app, session, service)]
+    assert len(made) == 1
+    c = made[0].actions.compaction
+    assert (c.start_timestamp, c.end_timestamp) == (1, 3)
+    if wrap is not None:
+        assert config.summarizer.trim is bool(wrap)
+        assert config.summarizer.last_dropped == 0
+
+
+@pytest.mark.parametrize("wrap", [None, False, True], ids=["adk", "wrapped", "forced"])
+async def test_adk_213_own_token_threshold_stops_before_an_open_call(wrap: bool | None) -> None:
+    from google.genai import types
+
+    events = pending_long_running()
+    events[-1].usage_metadata = types.GenerateContentResponseUsageMetadata(prompt_token_count=1000)
+    service = InMemorySessionService()
+    session = await seed(service, events)
+    config = _config(wrap, token_threshold=100, event_retention_size=1)
+    ran = await compaction._run_compaction_for_token_threshold_config(
+        config=config, session=session, session_service=service, agent=agent(gemini(Capture()))
+    )
+    assert ran is True
+    c = session.events[-1].actions.compaction
+    assert (c.start_timestamp, c.end_timestamp) == (1, 3)
 
 
 async def test_a_window_ending_inside_a_pair_orphans_the_result_without_toolpair() -> None:
