@@ -95,7 +95,7 @@ async def test_adk_213_own_sliding_window_stops_before_an_open_call(wrap: bool |
     c = made[0].actions.compaction
     assert (c.start_timestamp, c.end_timestamp) == (1, 3)
     if wrap is not None:
-        assert config.summarizer.trim is bool(wrap)
+        assert config.summarizer.only_pending is (not wrap)
         assert config.summarizer.last_dropped == 0
 
 
@@ -131,14 +131,15 @@ async def test_pair_safe_summarizer_keeps_the_pair_out_of_the_summary() -> None:
     window = pending_long_running()
     wrapped = PairSafeSummarizer(summarizer(), trim=True)
     summary = await wrapped.maybe_summarize_events(events=window)
-    assert wrapped.last_dropped == 3
+    # It ends before the question too: the call would follow the model-authored summary.
+    assert wrapped.last_dropped == 4
     assert (
         summary.actions.compaction.start_timestamp,
         summary.actions.compaction.end_timestamp,
-    ) == (1, 3)
+    ) == (1, 2)
     seen = _process_compaction_events([*window, summary, *the_result_arrives()])
     assert calls_and_responses(seen) == ({"c1"}, {"c1"})
-    assert [e.timestamp for e in seen] == [3, 4, 5, 6, 7, 8]  # the summary sits at 3
+    assert [e.timestamp for e in seen] == [2, 3, 4, 5, 6, 7, 8]  # the summary sits at 2
 
 
 async def test_nothing_safe_to_summarise_means_no_summary() -> None:
@@ -173,7 +174,7 @@ def test_pending_confirmation_is_an_open_pair() -> None:
             long_running_tool_ids={"adk-1"},
         ),
     ]
-    assert pair_safe_prefix(events) == events[:1]
+    assert pair_safe_prefix(events) == []
     answered = [
         *events,
         event("user", response("adk_request_confirmation", "adk-1", confirmed=True), inv="i2"),
@@ -186,7 +187,7 @@ def test_prefix_is_new_list_and_input_untouched() -> None:
     events = pending_long_running()
     before = [e.model_copy(deep=True) for e in events]
     cut = pair_safe_prefix(events)
-    assert cut == events[:3] and cut is not events
+    assert cut == events[:2] and cut is not events
     assert [e.model_dump() for e in events] == [e.model_dump() for e in before]
     whole = [*events, *the_result_arrives()]
     assert pair_safe_prefix(whole) is whole
@@ -197,3 +198,94 @@ def test_prefix_is_new_list_and_input_untouched() -> None:
         event("helper", response("get_time", "b", time="noon")),
     ]
     assert pair_safe_prefix(par[:2]) == [] and pair_safe_prefix(par) is par
+
+
+def confirmation_pending_across_invocations() -> list[Any]:
+    """A tool waiting for its confirmation (#4740) while the user talks of other things."""
+    from google.adk.tools.tool_confirmation import ToolConfirmation
+
+    asked = EventActions(requested_tool_confirmations={"c1": ToolConfirmation(hint="ok?")})
+    original = {"id": "c1", "name": "get_weather", "args": {"city": "Paris"}}
+    return [
+        at(1, event("user", text("hi"), inv="i0")),
+        at(2, event("helper", text("hello"), inv="i0")),
+        at(3, event("user", text("weather in Paris?"), inv="i1")),
+        at(4, event("helper", call("get_weather", "c1", city="Paris"), inv="i1")),
+        at(5, event("helper", response("get_weather", "c1", error="needs ok"), inv="i1",
+                    actions=asked)),
+        at(6, event("helper",
+                    call("adk_request_confirmation", "adk-1", originalFunctionCall=original,
+                         toolConfirmation={"hint": "ok?", "confirmed": False}),
+                    inv="i1", long_running_tool_ids={"adk-1"})),
+        at(7, event("user", text("hello?"), inv="i2")),
+        at(8, event("helper", text("waiting for your confirmation"), inv="i2")),
+    ]  # fmt: skip
+
+
+async def _confirm_after_compaction(summarizer_: Any) -> dict[str, Any]:
+    from google.adk.runners import Runner
+    from google.genai import types
+
+    service = InMemorySessionService()
+    session = await seed(service, confirmation_pending_across_invocations())
+    cap = Capture()
+    config = EventsCompactionConfig(summarizer=summarizer_, compaction_interval=3, overlap_size=0)
+    app = App(name="app", root_agent=agent(gemini(cap)), events_compaction_config=config)
+    made = [e async for e in compaction._run_compaction_for_sliding_window(app, session, service)]
+    assert len(made) == 1
+    await service.append_event(session, made[0])
+    yes = types.FunctionResponse(id="adk-1", name="adk_request_confirmation",
+                                 response={"confirmed": True})  # fmt: skip
+    async for _ in Runner(app=app, session_service=service).run_async(
+        user_id="u1", session_id="s1",
+        new_message=types.Content(role="user", parts=[types.Part(function_response=yes)]),
+    ):  # fmt: skip
+        pass
+    return {"range": made[0].actions.compaction, "body": cap.bodies[0]}
+
+
+async def test_adk_213_summarises_an_older_pending_confirmation_and_gemini_refuses_the_resume() -> (
+    None
+):
+    # ADK 2.13 counts a confirmation asked in an older invocation as dead and summarises
+    # it; when the user confirms, its read-time recovery puts the call back right after
+    # the summary, which ADK attributes to the model: a call turn after a model turn.
+    import toolpair
+
+    out = await _confirm_after_compaction(summarizer())
+    assert (out["range"].start_timestamp, out["range"].end_timestamp) == (1, 8)
+    body = out["body"]
+    assert body["contents"][0] == {"role": "model", "parts": [{"text": "We said hello."}]}
+    v = toolpair.validate(body, "gemini")
+    assert [(x.code, x.index) for x in v] == [("gemini.call_turn_position", 1)]
+    assert v[0].message.startswith("Please ensure that function call turn comes immediately")
+
+
+async def test_pair_safe_summarizer_keeps_the_confirmation_raw_on_213() -> None:
+    import toolpair
+
+    wrapped = PairSafeSummarizer(summarizer())
+    assert wrapped.only_pending
+    out = await _confirm_after_compaction(wrapped)
+    # Not after event 3 either: the call would follow the model-authored summary.
+    assert (out["range"].start_timestamp, out["range"].end_timestamp) == (1, 2)
+    assert wrapped.last_dropped == 6
+    body = out["body"]
+    assert toolpair.validate(body, "gemini") == []
+    calls = [
+        p["functionCall"]["id"] for c in body["contents"] for p in c["parts"] if "functionCall" in p
+    ]
+    assert calls == ["c1"]
+
+
+def test_only_pending_leaves_a_dead_plain_call_to_adk() -> None:
+    # A plain call no one answered (a crashed process, #7236) does not hold the window
+    # back in the 2.13 mode; a pending confirmation or long-running call does.
+    dead = [
+        at(1, event("helper", call("get_weather", "c1", city="Paris"), inv="i1")),
+        at(2, event("user", text("hello?"), inv="i2")),
+    ]
+    assert pair_safe_prefix(dead, only_pending=True) is dead
+    assert pair_safe_prefix(dead) == []
+    assert len(pair_safe_prefix(pending_long_running(), only_pending=True)) == 2
+    assert len(pair_safe_prefix(confirmation_pending_across_invocations(), only_pending=True)) == 2
