@@ -15,7 +15,9 @@ only before what waits for the user or a long-running tool: ADK's own trim knows
 plain calls can never be answered (#7236), which a summarizer seeing only the window
 cannot, but it counts a confirmation asked in an older invocation as dead and summarises
 it, and the call it puts back when the user confirms then follows the model-authored
-summary, a function call turn after a model turn, which Gemini refuses.
+summary, a function call turn after a model turn, which Gemini refuses. (ADK's own cut
+can also fall right before a call the summarizer does not see; the plugin's request
+repair handles that one.)
 """
 
 from __future__ import annotations

@@ -289,3 +289,45 @@ def test_only_pending_leaves_a_dead_plain_call_to_adk() -> None:
     assert pair_safe_prefix(dead) == []
     assert len(pair_safe_prefix(pending_long_running(), only_pending=True)) == 2
     assert len(pair_safe_prefix(confirmation_pending_across_invocations(), only_pending=True)) == 2
+
+
+@pytest.mark.parametrize("plugin", [False, True], ids=["bare", "plugin"])
+async def test_adk_213_own_cut_before_a_call_is_fixed_by_the_plugin(plugin: bool) -> None:
+    # ADK 2.13's own trim ends the summary right before the long-running call (a window
+    # the summarizer cannot see past), so when the result comes back the call follows
+    # the model-authored summary; the plugin's repair of the request puts that right.
+    from google.adk.runners import Runner
+    from google.genai import types
+
+    import toolpair
+    from toolpair.integrations.google_adk import ToolpairPlugin
+
+    service = InMemorySessionService()
+    session = await seed(service, pending_long_running())
+    cap = Capture()
+    config = EventsCompactionConfig(summarizer=summarizer(), compaction_interval=3, overlap_size=0)
+    app = App(
+        name="app",
+        root_agent=agent(gemini(cap)),
+        events_compaction_config=config,
+        plugins=[ToolpairPlugin()] if plugin else [],
+    )
+    made = [e async for e in compaction._run_compaction_for_sliding_window(app, session, service)]
+    await service.append_event(session, made[0])
+    result = types.FunctionResponse(id="c1", name="get_weather", response={"weather": "sunny"})
+    async for _ in Runner(app=app, session_service=service).run_async(
+        user_id="u1", session_id="s1",
+        new_message=types.Content(role="user", parts=[types.Part(function_response=result)]),
+    ):  # fmt: skip
+        pass
+    body = cap.bodies[0]
+    texts = [p.get("text") for c in body["contents"] for p in c["parts"]]
+    assert "We said hello." in texts
+    v = toolpair.validate(body, "gemini")
+    if plugin:
+        assert v == []
+        kinds = [next(iter(p)) for c in body["contents"] for p in c["parts"]]
+        assert kinds.count("functionCall") == kinds.count("functionResponse") == 1
+    else:
+        assert body["contents"][0]["parts"] == [{"text": "We said hello."}]
+        assert [(x.code, x.index) for x in v] == [("gemini.call_turn_position", 1)]
