@@ -21,15 +21,20 @@ _LAZY = {
     "check_session": "._session",
     "repair_session": "._session",
     "AdkCodec": "._codec",
+    "adk_trims_compaction": "._compaction",
+    "pair_safe_prefix": "._compaction",
 }
 
 __all__ = [
     "AdkCodec",
+    "PairSafeSummarizer",
     "ToolpairPlugin",
+    "adk_trims_compaction",
     "before_model_callback",
     "check_session",
     "detect",
     "install",
+    "pair_safe_prefix",
     "repair_contents",
     "repair_session",
 ]
@@ -40,6 +45,8 @@ def __getattr__(name: str) -> Any:
 
     if name == "ToolpairPlugin":
         value = importlib.import_module("._plugin", __name__).plugin_class()
+    elif name == "PairSafeSummarizer":
+        value = importlib.import_module("._compaction", __name__).summarizer_class()
     else:
         where = _LAZY.get(name)
         if where is None:

@@ -19,3 +19,5 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "filterwarnings", "ignore:The `plugins` argument is deprecated:DeprecationWarning"
     )
+    # Event compaction is marked experimental in ADK 2.x; the compaction tests use it on purpose.
+    config.addinivalue_line("filterwarnings", r"ignore:\[EXPERIMENTAL\]:UserWarning")
