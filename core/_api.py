@@ -264,6 +264,11 @@ def repair(
                 signatures=p.profile.signatures_due(p.messages, p.ctx),
             )
             left = Parsed(p.body, p.key, natives, p.codec, p.profile, p.ctx).violations()
+            if left:
+                natives, more = p.profile.complete(natives, left, p.codec.name, policy)
+                if more:
+                    fixes.extend(more)
+                    left = Parsed(p.body, p.key, natives, p.codec, p.profile, p.ctx).violations()
     shaped = _shaped(p, natives)
     if left and policy.disable_thinking:
         shaped, left = _thinking_off(p, natives, shaped, left, fixes)

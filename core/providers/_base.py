@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from toolpair._model import Message, Violation
+from toolpair._model import Fix, Message, Policy, Violation
 
 _ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -109,6 +109,15 @@ class Profile:
     def signatures_due(self, messages: Sequence[Message], ctx: Context) -> bool:
         """Whether the current turn's calls must carry their thought signatures (Gemini)."""
         return False
+
+    def complete(
+        self, natives: list[Any], left: Sequence[Violation], fmt: str, policy: Policy
+    ) -> tuple[list[Any], list[Fix]]:
+        """Answer what repair's passes left that only this provider's own wire shape can
+        answer (a field DeepSeek wants back, a server tool's error result), on the native
+        messages of format ``fmt``: the new list and one fix per change. Untouched
+        messages stay the same objects; the default answers nothing."""
+        return natives, []
 
     def for_model(self, model: str) -> Profile:
         """This profile as ``model`` sees it: a family whose rules differ gets its own

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from toolpair._model import Block, Message, Violation
+from toolpair._model import Block, Fix, Message, Policy, Violation
 from toolpair._view import Item, Turn, pid, turns
 from toolpair.providers._base import Context, Profile
 
@@ -159,12 +159,76 @@ def thinking_start_violation(ts: Sequence[Turn], wrap: str = "") -> Violation | 
     )
 
 
+#: Server tools whose documented result block has an error form, as the API itself
+#: returns it when the tool fails: the one shape repair can truthfully answer S1 with.
+_SERVER_ERRORS = frozenset({"web_search", "web_fetch", "code_execution"})
+
+
+def _server_error(call: Any, policy: Policy) -> dict[str, Any] | None:
+    sid = call.get("id")
+    if call.get("type") == "mcp_tool_use":
+        return {
+            "type": "mcp_tool_result",
+            "tool_use_id": sid,
+            "is_error": True,
+            "content": [{"type": "text", "text": policy.placeholder}],
+        }
+    name = call.get("name")
+    if call.get("type") == "server_tool_use" and name in _SERVER_ERRORS:
+        return {
+            "type": f"{name}_tool_result",
+            "tool_use_id": sid,
+            "content": {"type": f"{name}_tool_result_error", "error_code": "unavailable"},
+        }
+    return None
+
+
 class Anthropic(Profile):
     name = "anthropic"
     #: Whitespace-only text beside a tool use in its message is accepted (a recorded
     #: 200 on claude-haiku-4-5); threads report the 400 without the request, so only the
     #: strict set (no model) holds it.
     blank_beside_calls: ClassVar[bool] = False
+
+    def complete(
+        self, natives: list[Any], left: Sequence[Violation], fmt: str, policy: Policy
+    ) -> tuple[list[Any], list[Fix]]:
+        # A server tool left pending (S1): its error result goes right after the call in
+        # the same assistant turn, where the API itself puts the result it returns.
+        out, fixes = natives, []
+        for v in left:
+            if v.code != "anthropic.server_tool_pending" or fmt != "anthropic" or not v.ids:
+                continue
+            if not 0 <= v.index < len(out) or not isinstance(out[v.index], dict):
+                continue
+            m = out[v.index]
+            content = m.get("content")
+            if not isinstance(content, list):
+                continue
+            at = next(
+                (
+                    j
+                    for j, b in enumerate(content)
+                    if isinstance(b, dict) and b.get("id") == v.ids[0]
+                ),
+                None,
+            )
+            result = None if at is None else _server_error(content[at], policy)
+            if at is None or result is None:
+                continue
+            if out is natives:
+                out = list(natives)
+            out[v.index] = {**m, "content": [*content[: at + 1], result, *content[at + 1 :]]}
+            fixes.append(
+                Fix(
+                    "server_result_added",
+                    v.index,
+                    v.ids,
+                    f"{result['type']} with an error right after its call, as the API reports "
+                    "a failed server tool",
+                )
+            )
+        return out, fixes
 
     def for_model(self, model: str) -> Profile:
         return _NAMED if type(self) is Anthropic else self
@@ -348,9 +412,13 @@ class Anthropic(Profile):
                         f"messages.{first.msg}.content.{first.pos}",
                     )
                 )
-        # A server tool still pending when the turn ends: the next user turn may hold
-        # only results (S1), and a pause_turn at the very end is fine (S3).
-        if pending and nxt is not None and any(it.block.kind != "result" for it in nxt.items):
+        # A server tool still pending when the turn ends: every later turn may hold only
+        # results (S1; measured on claude-sonnet-4-5: refused as soon as any turn with other
+        # content follows, not only the next one), and a pause_turn at the very end is fine
+        # (S3).
+        if pending and any(
+            it.block.kind != "result" for later in ts[k + 1 :] for it in later.items
+        ):
             for sid, it in pending.items():
                 tool = it.block.name or "server_tool"
                 emit(

@@ -5,9 +5,9 @@ pairs by place rather than by ``call_id`` alone."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from toolpair._model import Message, Violation
+from toolpair._model import Fix, Message, Policy, Violation
 from toolpair._view import current_user_turn, flat, pid
 from toolpair.providers._base import Context, Profile
 from toolpair.providers.openai import OpenAIChat
@@ -55,6 +55,32 @@ class DeepSeek(OpenAIChat):
                     )
                 )
         return out
+
+    def complete(
+        self, natives: list[Any], left: Sequence[Violation], fmt: str, policy: Policy
+    ) -> tuple[list[Any], list[Fix]]:
+        # The reasoning itself is gone and cannot be made up; DeepSeek takes the field
+        # back empty (recorded: the request of pydantic-ai's fix for #5829).
+        codes = ("deepseek.missing_reasoning_content", "deepseek.reasoning_not_passed_back")
+        out, fixes = natives, []
+        for v in left:
+            if v.code not in codes or fmt != "openai" or not 0 <= v.index < len(out):
+                continue
+            m = out[v.index]
+            if not isinstance(m, dict) or "reasoning_content" in m:
+                continue
+            if out is natives:
+                out = list(natives)
+            out[v.index] = {**m, "reasoning_content": ""}
+            fixes.append(
+                Fix(
+                    "reasoning_content_added",
+                    v.index,
+                    v.ids,
+                    "the turn's reasoning was not kept; it goes back empty, as DeepSeek takes",
+                )
+            )
+        return out, fixes
 
     def for_model(self, model: str) -> Profile:
         m = model.lower().rsplit("/", 1)[-1]

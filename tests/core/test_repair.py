@@ -503,13 +503,60 @@ def test_prefix_binding_reported_and_strip_policy() -> None:
     assert "thinking_stripped" in kinds(s)
 
 
-def test_server_tool_pending_text_is_reported_unrepaired() -> None:
-    srv = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+@pytest.mark.parametrize("name", ["web_search", "web_fetch", "code_execution"])
+def test_server_tool_pending_gets_the_tools_own_error_result(name: str) -> None:
+    srv = {"type": "server_tool_use", "id": "srvtoolu_1", "name": name, "input": {}}
+    h = [U("q"), A(srv, tu("toolu_1")), U(tr("toolu_1"), txt("and?"))]
+    r = toolpair.repair(h, "anthropic")
+    assert [f.kind for f in r.fixes] == ["server_result_added"]
+    assert r.messages[1]["content"] == [
+        srv,
+        {
+            "type": f"{name}_tool_result",
+            "tool_use_id": "srvtoolu_1",
+            "content": {"type": f"{name}_tool_result_error", "error_code": "unavailable"},
+        },
+        tu("toolu_1"),
+    ]
+    assert r.messages[0] is h[0] and r.messages[2] is h[2] and r.messages[1] is not h[1]
+    assert h[1] == A(srv, tu("toolu_1"))  # the input is not mutated
+    assert toolpair.validate(r.messages, "anthropic") == []
+    assert toolpair.repair(r.messages, "anthropic").fixes == []  # idempotent
+
+
+def test_mcp_tool_pending_gets_an_error_result() -> None:
+    srv = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "ask", "server_name": "s"}
+    h = [U("q"), A(srv), U(txt("and?"))]
+    r = toolpair.repair(h, "anthropic")
+    assert [f.kind for f in r.fixes] == ["server_result_added"]
+    added = r.messages[1]["content"][1]
+    assert added["type"] == "mcp_tool_result" and added["is_error"] is True
+    assert added["tool_use_id"] == "mcptoolu_1"
+    assert toolpair.validate(r.messages, "anthropic") == []
+
+
+def test_server_tool_pending_with_no_known_error_shape_is_reported_unrepaired() -> None:
+    srv = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "advisor", "input": {}}
     h = [U("q"), A(srv, tu("toolu_1")), U(tr("toolu_1"), txt("and?"))]
     r = toolpair.repair(h, "anthropic")
     assert [f.kind for f in r.fixes] == ["unrepaired"]
     assert "anthropic.server_tool_pending" in r.fixes[0].detail
     assert r.changed is False
+
+
+def test_server_tool_pending_is_refused_when_any_later_turn_holds_other_content() -> None:
+    # Measured on claude-sonnet-4-5 (pydantic-ai test_unpaired_native_tool_calls): only
+    # results may follow a pending server tool, in the next turn and every later one.
+    srv = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    only_results = [U("q"), A(srv, tu("toolu_1")), U(tr("toolu_1"))]
+    assert toolpair.validate(only_results, "anthropic") == []
+    later = [*only_results, A(txt("done")), U(txt("and?"))]
+    (v,) = toolpair.validate(later, "anthropic")
+    assert (v.code, v.index, v.ids) == ("anthropic.server_tool_pending", 1, ("srvtoolu_1",))
+    assert v.message == (
+        "`web_search` tool use with id `srvtoolu_1` was found without a corresponding "
+        "`web_search_tool_result` block"
+    )
 
 
 def test_strict_policy_raises() -> None:
@@ -797,3 +844,18 @@ def test_a_malformed_message_in_a_piece_is_named_by_its_own_index() -> None:
     with pytest.raises(toolpair.InvalidHistory) as e:
         toolpair.repair(h, "anthropic")
     assert e.value.index == 150
+
+
+def test_deepseek_reasoning_content_goes_back_empty_when_it_was_not_kept() -> None:
+    body = {"model": "deepseek-reasoner", "messages": [OU("q"), OA(call("c1")), OT("c1")]}
+    r = toolpair.repair(body, "deepseek")
+    assert [(f.kind, f.index, f.ids) for f in r.fixes] == [("reasoning_content_added", 1, ("c1",))]
+    out = r.messages["messages"]  # a body in, a body out
+    assert out[1] == {**OA(call("c1")), "reasoning_content": ""}
+    assert out[0] is body["messages"][0] and out[2] is body["messages"][2]
+    assert "reasoning_content" not in body["messages"][1]  # the input is not mutated
+    assert toolpair.validate(r.messages, "deepseek") == []
+    assert toolpair.repair(r.messages, "deepseek").fixes == []  # idempotent
+    # Thinking off (deepseek-chat): nothing is asked for, nothing is added.
+    chat = {"model": "deepseek-chat", "messages": body["messages"]}
+    assert toolpair.repair(chat, "deepseek").fixes == []
