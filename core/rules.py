@@ -837,7 +837,7 @@ RULES: tuple[Rule, ...] = (
         d.D1,
         "observed",
         "continuedev/continue#10193 (V3.2); Sylinko/Everywhere#287 (V3.2, 2026-02)",
-        "thinking mode (deepseek-reasoner, or thinking on in the body), on a wire body",
+        "thinking on in the body (deepseek-reasoner is held to D2), on a wire body",
         _attr("reasoning_every_turn", False),
         since="V3.2: the current tool loop's assistant turns; V4 asks it of every "
         "assistant turn (D2)",
@@ -848,9 +848,23 @@ RULES: tuple[Rule, ...] = (
         d.D2,
         "observed",
         "Zoo-Code-Org/Zoo-Code#201 (V4)",
-        "deepseek-v4 in thinking mode, every assistant turn, on a wire body",
+        "deepseek-v4 in thinking mode, and deepseek-reasoner (served by V4), every "
+        "assistant turn, on a wire body",
         _attr("reasoning_every_turn"),
-        since="V4 (every assistant turn, not only the current loop's)",
+        since="V4 (every assistant turn, not only the current loop's); deepseek-reasoner "
+        "answers in these words from 2026",
+        seen=(
+            Evidence(
+                "thread",
+                "for",
+                "pydantic/pydantic-ai#5829 (a tool-call turn without reasoning_content, "
+                "refused in V4's words)",
+                "deepseek-reasoner",
+                "api.deepseek.com",
+                "2026-06",
+                "deepseek-reasoner",
+            ),
+        ),
     ),
     Rule(
         "deepseek-responses.missing_output",

@@ -93,6 +93,10 @@ class DeepSeek(OpenAIChat):
 
 class _DeepSeekReasoner(DeepSeek):
     thinks = True
+    # The alias has been served by the V4 models since 2026: a recorded refusal
+    # (pydantic-ai#5829, 2026-06) answers a tool-call turn without reasoning_content in
+    # V4's words, and V4 asks it of every assistant turn.
+    reasoning_every_turn = True
 
 
 class _DeepSeekV4(DeepSeek):

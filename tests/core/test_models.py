@@ -125,19 +125,17 @@ CASES = [
         "No tool call found for tool output with call_id c1.",
     ),
     Case(
-        "DeepSeek thinking: reasoning_content passed back in the tool loop",
+        "DeepSeek reasoner (V4 since 2026): reasoning_content passed back, in V4's words",
         "deepseek",
         {"model": "deepseek-reasoner", "messages": [OU("q"), OA(call("c1")), OT("c1")]},
         {
             "model": "deepseek-reasoner",
             "messages": [OU("q"), {**OA(call("c1")), "reasoning_content": "hm"}, OT("c1")],
         },
-        "deepseek.missing_reasoning_content",
+        "deepseek.reasoning_not_passed_back",
         1,
-        ("c1",),
-        "Missing `reasoning_content` field in the assistant message at message index 1. For "
-        "more information, please refer to "
-        "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls",
+        (),
+        "The `reasoning_content` in the thinking mode must be passed back to the API.",
     ),
     Case(
         "DeepSeek thinking switched on in the body: reasoning_content passed back",

@@ -849,7 +849,7 @@ def test_a_malformed_message_in_a_piece_is_named_by_its_own_index() -> None:
 def test_deepseek_reasoning_content_goes_back_empty_when_it_was_not_kept() -> None:
     body = {"model": "deepseek-reasoner", "messages": [OU("q"), OA(call("c1")), OT("c1")]}
     r = toolpair.repair(body, "deepseek")
-    assert [(f.kind, f.index, f.ids) for f in r.fixes] == [("reasoning_content_added", 1, ("c1",))]
+    assert [(f.kind, f.index) for f in r.fixes] == [("reasoning_content_added", 1)]
     out = r.messages["messages"]  # a body in, a body out
     assert out[1] == {**OA(call("c1")), "reasoning_content": ""}
     assert out[0] is body["messages"][0] and out[2] is body["messages"][2]
