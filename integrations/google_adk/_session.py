@@ -105,17 +105,23 @@ async def repair_session(
     *,
     policy: Policy | None = None,
     dry_run: bool = False,
+    allow_partial: bool = False,
 ) -> Repaired:
     """Append a function response event answering each event's unanswered calls with
     ``{"error": policy.placeholder}``, authored by the call's author on its branch.
     Returns the report: ``messages`` holds the appended events, ``fixes`` what was done
-    (and ``unrepaired`` for orphaned responses). Running it again appends nothing."""
+    (and ``unrepaired`` for orphaned responses). Running it again appends nothing.
+
+    A session that appending cannot make valid (an orphaned response stays) is left as
+    it is, and the report says what would have been appended, unless ``allow_partial``:
+    a write that leaves the session refused is a write the user did not ask for."""
     from google.adk.events import Event
     from google.genai import types
 
     policy = policy or Policy()
     session = await _load(session_service, app_name, user_id, session_id)
     dangling, orphans = _scan(list(session.events))
+    write = not dry_run and (allow_partial or not orphans)
     appended: list[Any] = []
     fixes: list[Fix] = []
     for i, ev, calls in dangling:
@@ -134,15 +140,16 @@ async def repair_session(
             content=types.Content(role="user", parts=parts),
             timestamp=max(time.time(), session.last_update_time or 0.0),
         )
-        if not dry_run:
+        if write:
             event = await session_service.append_event(session, event)
         appended.append(event)
+        done = "was appended" if write else "would be appended (not written)"
         fixes.append(
             Fix(
                 "synthetic_result",
                 i,
                 tuple(fc.id for fc in calls),
-                "a function response event answering the unanswered call(s) was appended",
+                f"a function response event answering the unanswered call(s) {done}",
             )
         )
     for i, ids in orphans:

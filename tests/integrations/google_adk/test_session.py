@@ -99,6 +99,21 @@ async def test_orphan_response_is_reported_and_left(service):
     assert len(await _events(service)) == 4
 
 
+async def test_a_session_left_refused_is_not_written_unless_asked(service):
+    # An unanswered call that could be answered, beside an orphan that cannot.
+    await seed(service, [*interrupted(), *orphan_response()[1:]])
+    before = len(await _events(service))
+    report = await repair_session(service, APP, USER, "s1")
+    assert [f.kind for f in report.fixes] == ["synthetic_result", "unrepaired"]
+    assert "not written" in report.fixes[0].detail
+    assert len(await _events(service)) == before
+    report = await repair_session(service, APP, USER, "s1", allow_partial=True)
+    assert "was appended" in report.fixes[0].detail
+    assert len(await _events(service)) == before + 1
+    left = await check_session(service, APP, USER, "s1")
+    assert [x.code for x in left] == ["google_adk.orphan_response"]
+
+
 async def test_pending_long_running_call_is_not_broken(service):
     pending = event("helper", call("get_weather", "lr1", city="Paris"))
     pending.long_running_tool_ids = {"lr1"}
