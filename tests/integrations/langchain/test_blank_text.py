@@ -168,17 +168,30 @@ CASES: dict[str, tuple[list[BaseMessage], list[BaseMessage], int, str]] = {
 }
 
 
+#: Whitespace-only text beside a tool use: held to A10 only without a model.
+BESIDE_A_CALL = {"assistant_beside_a_call"}
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_rejected_and_accepted_twin(name: str) -> None:
     bad, good, index, text = CASES[name]
     assert refused(body_of(bad)), "the formatter must send what Anthropic refuses"
     assert not refused(body_of(good))
-    violations = [v for v in validate_messages(bad, MODEL) if v.code == CODE]
+    if name in BESIDE_A_CALL:
+        # A recorded 200 (claude-haiku-4-5, tests/recorded) took whitespace-only text
+        # beside a tool use: a named model is not held to it, the strict set still is.
+        assert not [v for v in validate_messages(bad, MODEL) if v.code == CODE]
+        violations = [
+            v for v in toolpair.validate(bad, "anthropic", format=CODEC) if v.code == CODE
+        ]
+    else:
+        violations = [v for v in validate_messages(bad, MODEL) if v.code == CODE]
     assert (violations[0].index, violations[0].message) == (index, text)
     # Merged into one request message, each LangChain message is reported for itself.
     assert {v.message for v in violations} == {text}
     assert len(violations) == (2 if name.startswith("merged") else 1)
     assert not [v for v in validate_messages(good, MODEL) if v.code == CODE]
+    assert not [v for v in toolpair.validate(good, "anthropic", format=CODEC) if v.code == CODE]
 
 
 def test_final_assistant_follows_the_installed_formatter() -> None:
@@ -212,7 +225,12 @@ def test_repair_reports_sent_blank_text_and_changes_nothing() -> None:
 def test_repair_leaves_blank_text_beside_a_real_fix() -> None:
     # A dangling call is answered; the blank text beside it stays, reported.
     history = [Q, AIMessage(" ", tool_calls=[CALL]), Q]
-    result = repair_report(history, MODEL)
+    # The strict set (no model) holds the blank text to A10; a named model is not
+    # (a recorded 200), so there only the dangling call is answered.
+    named = repair_report(history, MODEL)
+    assert [f.kind for f in named.fixes] == ["synthetic_result"]
+    assert named.messages[1] is history[1]
+    result = toolpair.repair(history, "anthropic", format=CODEC)
     kinds = [f.kind for f in result.fixes]
     assert "unrepaired" in kinds and kinds.count("unrepaired") == 1
     (left,) = result.unrepaired
