@@ -30,7 +30,9 @@ REJECTED = {
     ("openai", "interrupted_loop"): ("openai.missing_result", 1),
     ("bedrock", "dangling"): ("bedrock.missing_result", 1),
     ("bedrock", "orphan"): ("bedrock.too_many_results", 0),
-    ("bedrock", "interrupted_loop"): ("bedrock.missing_result", 1),
+    # The answering turn holds one of the two results: Converse's own check refuses it,
+    # in its words, at that user turn (a recorded refusal on Claude Sonnet 4.6).
+    ("bedrock", "interrupted_loop"): ("bedrock.missing_result", 2),
 }
 
 IDS = {"dangling": ("t1",), "orphan": ("t0",), "interrupted_loop": ("t2",)}
