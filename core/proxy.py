@@ -90,6 +90,9 @@ class ProxyServer(ThreadingHTTPServer):
 
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver listens with a backlog of 5: tens of clients connecting at once (a
+    # coding agent's parallel requests, a load run) would be reset before accept().
+    request_queue_size = 128
 
     def __init__(
         self,

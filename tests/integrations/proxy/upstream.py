@@ -32,6 +32,11 @@ SLOW = 3.0
 EVENTS = 4
 
 
+class _Backlogged(ThreadingHTTPServer):
+    # The default listen backlog of 5 resets connections under the load test.
+    request_queue_size = 128
+
+
 @dataclass
 class Seen:
     method: str
@@ -195,7 +200,7 @@ class Upstream:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _Backlogged(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
