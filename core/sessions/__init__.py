@@ -1,0 +1,45 @@
+"""Agents' session files on disk, each read as its agent reads it on resume.
+
+One module per agent's format, each exposing ``FORMAT`` (a `SessionFormat`); what they
+share (the protocol, reading lines with their provenance, the safe write and backup)
+lives beside them. The engine never imports this package: a format hands it plain wire
+messages.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from toolpair.sessions._format import Loaded, Plan, SessionError, SessionFormat
+
+#: Every format, by the name ``--format`` and ``scan --agent`` use, in the order
+#: detection tries them.
+_MODULES = {
+    "claude-code": "toolpair.sessions.claude_code",
+}
+
+
+def names() -> list[str]:
+    return list(_MODULES)
+
+
+def get_format(name: str) -> SessionFormat:
+    """The format called ``name``; ValueError naming the known ones otherwise."""
+    try:
+        module = _MODULES[name]
+    except KeyError:
+        raise ValueError(f"no session format {name!r}; known: {', '.join(_MODULES)}") from None
+    fmt: SessionFormat = importlib.import_module(module).FORMAT
+    return fmt
+
+
+def detect(path: str) -> SessionFormat | None:
+    """The format whose sniff claims ``path`` (a file or a folder), or None."""
+    for name in _MODULES:
+        fmt = get_format(name)
+        if fmt.sniff(path):
+            return fmt
+    return None
+
+
+__all__ = ["Loaded", "Plan", "SessionError", "SessionFormat", "detect", "get_format", "names"]

@@ -1,0 +1,116 @@
+"""What every agent's on-disk session format gives the session commands.
+
+A format reads a file as its agent rebuilds the history on resume, into the wire
+messages the agent would send with the provenance of each one, and plans the smallest
+edit its own format allows. The commands (check, repair, scan, map) are written once,
+against this protocol: a new agent is one new module in this package and one line in
+`FORMATS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from toolpair._model import ToolpairError
+
+
+class SessionError(ToolpairError, ValueError):
+    """A session file that cannot be read or safely edited; ``line`` names the line."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+        self.line = line
+
+
+@dataclass(slots=True)
+class Loaded:
+    """One session as its agent rebuilds it on resume, ready to judge."""
+
+    #: The file read (for a folder given on the command line, the file inside it).
+    path: str
+    #: The format's name, as ``--format`` spells it: ``claude-code``, ``gemini-cli``.
+    format: str
+    #: The rule set it is judged with: ``anthropic``, ``gemini``, ``vertex``...
+    provider: str
+    #: The wire format of `messages` (a codec name: ``anthropic``, ``gemini``).
+    wire: str
+    #: The history as the next request after resume sends it, in that wire format. A
+    #: call left unanswered at the end stays unanswered here; where the agent sends the
+    #: user's next prompt after the history, the format appends a stand-in for it (and
+    #: `where`/`lines` cover the stand-in too, with ``the next prompt`` / None), so that
+    #: an unanswered last call is judged as the provider will judge it.
+    messages: list[Any]
+    #: Per message, where it comes from: ``line 12``, ``lines 3-7``, ``messages[4]``.
+    where: list[str]
+    #: Per message, the first file line it comes from (for ``FILE:LINE``), or None.
+    lines: list[int | None]
+    #: One line for the report: format, rules, model, agent version, extent.
+    described: str
+    #: The model the file names (the last one used), if any.
+    model: str | None = None
+    #: What was read and deliberately not judged (never sent on resume), for the report.
+    skipped: str = ""
+    #: Context a rule needs that the file states (``thought_signatures``...).
+    context: dict[str, Any] = field(default_factory=dict)
+    #: Whatever the format's own `plan` needs; the commands never look inside.
+    state: Any = None
+
+    def line_of(self, index: int) -> int | None:
+        return self.lines[index] if 0 <= index < len(self.lines) else None
+
+
+@dataclass(slots=True)
+class Plan:
+    """A repair of one file: the whole new content and what it changes."""
+
+    #: One line per change, for the report (``unrepaired: ...`` for what is left).
+    changes: list[str]
+    #: The complete new file content.
+    data: bytes
+    #: How many of `changes` are real edits.
+    fixes: int
+
+
+class SessionFormat(Protocol):
+    """One agent's session files."""
+
+    #: ``--format`` and ``scan --agent`` spell it so.
+    name: str
+    #: The agent, in words: ``Claude Code``.
+    agent: str
+    #: Told when a file looks open: how to close the agent first.
+    close_hint: str
+
+    def sniff(self, path: str) -> bool:
+        """Whether ``path`` (a file or a folder) is one of this format's sessions,
+        reading at most its first 64 KiB."""
+        ...
+
+    def target(self, path: str) -> str:
+        """The file that holds the history (a folder given names the file inside)."""
+        ...
+
+    def load(self, data: bytes, path: str) -> Loaded:
+        """Read the file's bytes as the agent does on resume; `SessionError` if not."""
+        ...
+
+    def plan(self, loaded: Loaded, data: bytes, model: str | None) -> Plan | None:
+        """The smallest edit that makes the resumed history valid; None when there is
+        nothing this format can repair."""
+        ...
+
+    def verify(self, before: Loaded, after: Loaded) -> str | None:
+        """Why the repaired file is not safe to write (the agent would read it otherwise
+        than planned), or None."""
+        ...
+
+    def default_roots(self) -> list[Path]:
+        """Where ``scan`` looks when given no folder (each that exists)."""
+        ...
+
+    def session_files(self, root: Path) -> Iterator[Path]:
+        """Every session under ``root``; never a backup toolpair wrote."""
+        ...
