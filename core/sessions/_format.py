@@ -97,6 +97,13 @@ class SessionFormat(Protocol):
         """Read the file's bytes as the agent does on resume; `SessionError` if not."""
         ...
 
+    def history(self, obj: Any) -> list[Any]:
+        """The wire messages (in `Loaded.wire` format) of a file already parsed: the list
+        of a JSONL file's line objects, or a JSON file's document. What
+        ``toolpair.validate(obj, provider, format=<name>)`` judges; `InvalidHistory` if
+        ``obj`` is not this format."""
+        ...
+
     def plan(self, loaded: Loaded, data: bytes, model: str | None) -> Plan | None:
         """The smallest edit that makes the resumed history valid; None when there is
         nothing this format can repair."""
