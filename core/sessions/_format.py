@@ -83,6 +83,9 @@ class SessionFormat(Protocol):
     agent: str
     #: Told when a file looks open: how to close the agent first.
     close_hint: str
+    #: The rule set and wire format `history` gives when the file names no host.
+    provider: str
+    wire: str
 
     def sniff(self, path: str) -> bool:
         """Whether ``path`` (a file or a folder) is one of this format's sessions,
