@@ -1,0 +1,839 @@
+"""Gemini CLI sessions: ``~/.gemini/tmp/<project>/chats/session-*.jsonl`` (v0.39 on),
+subagent files ``chats/<parent>/<id>.jsonl``, legacy single-document ``session-*.json``
+and ``/chat save`` checkpoints ``checkpoint-<tag>.json``.
+
+Read as the CLI reads them on resume (``loadConversationRecord`` then
+``convertSessionToClientHistory`` and the curated history of ``GeminiChat``): a record
+whose ``id`` was seen replaces the earlier one in its place, ``$set.messages`` rebuilds
+the whole list, ``$rewindTo`` drops that record and all after it, lines that do not
+parse are skipped. Each ``gemini`` record becomes a model turn followed by one user turn
+of the results its tool calls hold; a call without a result yields nothing, which is the
+400 users meet on every later prompt.
+
+A repair appends (the CLI's own update path): one full copy of each broken record under
+its id, each unanswered call given status ``cancelled`` and an error response. Earlier
+bytes are never touched. Legacy documents and checkpoints are rewritten whole, in the
+layout the CLI writes them (``JSON.stringify(value, null, 2)``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import toolpair
+from toolpair._model import InvalidHistory
+from toolpair.sessions._format import Loaded, Plan, SessionError
+
+NAME = "gemini-cli"
+NEXT_PROMPT = "(the next prompt)"
+CONTEXT_TURN = "(the session context the CLI sends first)"
+#: The error a repaired call answers with: the CLI's own shape for a failed call.
+CANCELLED = "Tool call was cancelled: no result was recorded (added by toolpair repair)."
+_SNIFF = 65536
+_SESSION_NAME = re.compile(r"session-.+\.jsonl?\Z")
+_CHECKPOINT_NAME = re.compile(r"checkpoint-.+\.json\Z")
+
+
+def _reject_constant(name: str) -> Any:
+    # JSON.parse has no NaN or Infinity: a line holding one is skipped by the CLI.
+    raise ValueError(name)
+
+
+def _parse(text: str | bytes) -> Any:
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def _js_json(obj: Any) -> str:
+    """``JSON.stringify(obj)``: compact, non-ASCII kept as it is."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def _js_pretty(obj: Any) -> str:
+    """``JSON.stringify(obj, null, 2)``."""
+    return json.dumps(obj, indent=2, ensure_ascii=False)
+
+
+def _is_obj(v: Any) -> bool:
+    return isinstance(v, dict)
+
+
+def _str_prop(rec: Any, key: str) -> bool:
+    return isinstance(rec, dict) and isinstance(rec.get(key), str)
+
+
+# -- the CLI's text of a part list (partListUnionToString, verbose) ------------------
+
+_VERBOSE = (
+    ("videoMetadata", "[Video Metadata]"),
+    ("thought", None),
+    ("codeExecutionResult", "[Code Execution Result]"),
+    ("executableCode", "[Executable Code]"),
+    ("fileData", "[File Data]"),
+)
+
+
+def _part_text(value: Any) -> str:
+    if not value:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(_part_text(p) for p in value)
+    if not isinstance(value, dict):
+        return ""
+    for key, text in _VERBOSE:
+        if value.get(key) is not None:
+            return text if text is not None else f"[Thought: {value[key]}]"
+    if value.get("functionCall") is not None:
+        return f"[Function Call: {_name_of(value['functionCall'])}]"
+    if value.get("functionResponse") is not None:
+        return f"[Function Response: {_name_of(value['functionResponse'])}]"
+    if value.get("inlineData") is not None:
+        return "[Media]"
+    text = value.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def _name_of(v: Any) -> str:
+    return str(v.get("name")) if isinstance(v, dict) else ""
+
+
+def _ignored_user_text(text: str) -> bool:
+    t = text.strip()
+    return (
+        not t
+        or t.startswith(("/", "?"))
+        or t.startswith("<session_context>")
+        or t.startswith("<hook_context>")
+    )
+
+
+def _parts(content: Any) -> list[Any]:
+    """``ensurePartArray``."""
+    if isinstance(content, list):
+        return [{"text": p} if isinstance(p, str) else p for p in content]
+    if isinstance(content, str):
+        return [{"text": content}]
+    return [content]
+
+
+# -- reading ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Record:
+    """A message record as the final map holds it, and where it was read."""
+
+    obj: dict[str, Any]
+    line: int | None
+    label: str
+
+
+@dataclass(slots=True)
+class _State:
+    kind: str  # "jsonl", "json" (legacy document) or "checkpoint"
+    records: list[_Record] = field(default_factory=list)
+    #: The checkpoint document (kind "checkpoint") or the legacy document ("json").
+    document: Any = None
+    #: Per wire message, the record it came from (None: a stand-in or a checkpoint).
+    sources: list[_Record | None] = field(default_factory=list)
+    ends_with_newline: bool = True
+
+
+def _read_lines(lines: Iterable[tuple[int, Any]]) -> tuple[dict[str, Any], list[_Record], str]:
+    """``loadConversationRecord``: the metadata, the final records in their order, and
+    what was read and dropped, for the report."""
+    meta: dict[str, Any] = {}
+    recs: dict[str, _Record] = {}
+    rewinds = checkpoints = replaced = 0
+    for n, rec in lines:
+        if rec is _UNREADABLE or not isinstance(rec, dict):
+            continue
+        if _str_prop(rec, "$rewindTo"):
+            rewinds += 1
+            target = rec["$rewindTo"]
+            if target in recs:
+                keys = list(recs)
+                for k in keys[keys.index(target) :]:
+                    del recs[k]
+            else:
+                recs.clear()
+        elif _str_prop(rec, "id"):
+            if rec["id"] in recs:
+                replaced += 1
+                recs[rec["id"]].obj = rec
+                recs[rec["id"]].line = n
+                recs[rec["id"]].label = f"line {n}"
+            else:
+                recs[rec["id"]] = _Record(rec, n, f"line {n}")
+        elif _is_obj(rec.get("$set")):
+            upd = rec["$set"]
+            if isinstance(upd.get("messages"), list):
+                checkpoints += 1
+                recs.clear()
+                _add_all(recs, upd["messages"], n, f"line {n} $set.messages")
+            meta.update(upd)
+        elif _str_prop(rec, "sessionId") and _str_prop(rec, "projectHash"):
+            meta.update(rec)
+            if isinstance(rec.get("messages"), list):
+                _add_all(recs, rec["messages"], n, f"line {n} messages")
+    notes = []
+    if replaced:
+        notes.append(f"{replaced} record updates applied in place")
+    if checkpoints:
+        notes.append(f"{checkpoints} $set.messages checkpoint(s)")
+    if rewinds:
+        notes.append(f"{rewinds} $rewindTo")
+    return meta, list(recs.values()), ", ".join(notes)
+
+
+def _add_all(recs: dict[str, _Record], msgs: Sequence[Any], n: int | None, where: str) -> None:
+    for i, m in enumerate(msgs):
+        if _str_prop(m, "id"):
+            label = f"{where}[{i}]"
+            if m["id"] in recs:
+                recs[m["id"]].obj, recs[m["id"]].line, recs[m["id"]].label = m, n, label
+            else:
+                recs[m["id"]] = _Record(m, n, label)
+
+
+class _Unreadable:
+    pass
+
+
+_UNREADABLE: Any = _Unreadable()
+
+
+def _json_lines(data: bytes) -> tuple[list[tuple[int, Any]], int]:
+    out: list[tuple[int, Any]] = []
+    bad = 0
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        line = raw.rstrip(b"\r")
+        if not line.strip():
+            continue
+        try:
+            out.append((n, _parse(line)))
+        except (ValueError, UnicodeDecodeError):
+            out.append((n, _UNREADABLE))
+            bad += 1
+    return out, bad
+
+
+@dataclass(slots=True)
+class _Turn:
+    role: str
+    parts: list[Any]
+    source: _Record | None
+    what: str
+
+
+def _convert(records: Sequence[_Record]) -> tuple[list[_Turn], int]:
+    """``convertSessionToClientHistory``; the count of records it leaves out."""
+    out: list[_Turn] = []
+    left_out = 0
+    for r in records:
+        msg = r.obj
+        kind = msg.get("type")
+        if kind == "user":
+            if _ignored_user_text(_part_text(msg.get("content"))):
+                left_out += 1
+                continue
+            out.append(_Turn("user", _parts(msg.get("content")), r, r.label))
+        elif kind == "gemini":
+            content = msg.get("content")
+            cparts = _parts(content) if content else []
+            modern = any(
+                isinstance(p, dict) and (p.get("functionCall") or p.get("thought")) for p in cparts
+            )
+            tool_calls = msg.get("toolCalls") if isinstance(msg.get("toolCalls"), list) else []
+            if modern:
+                model = list(cparts)
+            else:
+                model = []
+                for t in msg.get("thoughts") or []:
+                    if isinstance(t, dict):
+                        subj, desc = t.get("subject"), t.get("description")
+                        text = f"**{subj}** {desc}" if subj else desc
+                        model.append({"text": text, "thought": True})
+                model.extend(cparts)
+                for tc in tool_calls:
+                    if isinstance(tc, dict):
+                        call = {"id": tc.get("id"), "name": tc.get("name"), "args": tc.get("args")}
+                        model.append({"functionCall": {k: v for k, v in call.items() if v is not None}})
+            if not model:
+                left_out += 1
+                continue
+            out.append(_Turn("model", model, r, r.label))
+            responses: list[Any] = []
+            for tc in tool_calls:
+                if not isinstance(tc, dict) or not _truthy(tc.get("result")):
+                    continue
+                res = tc["result"]
+                if isinstance(res, str):
+                    responses.append(
+                        {
+                            "functionResponse": {
+                                "id": tc.get("id"),
+                                "name": tc.get("name"),
+                                "response": {"output": res},
+                            }
+                        }
+                    )
+                elif isinstance(res, list):
+                    responses.extend(_parts(res))
+                else:
+                    responses.append(res)
+            if responses:
+                out.append(_Turn("user", responses, r, f"{r.label} toolCalls results"))
+        else:
+            left_out += 1
+    return out, left_out
+
+
+def _truthy(v: Any) -> bool:
+    """JavaScript truthiness, for ``if (toolCall.result)``: an empty list is true."""
+    if isinstance(v, list | dict):
+        return True
+    return bool(v)
+
+
+def _valid_content(role: str, parts: Any) -> bool:
+    """``isValidContent`` of GeminiChat."""
+    if role == "model" and not parts:
+        return True
+    if not parts:
+        return False
+    for p in parts:
+        if not isinstance(p, dict) or not p:
+            return False
+        others = [k for k in p if k not in ("text", "thought", "callIndex")]
+        if not p.get("thought") and p.get("text") == "" and not others:
+            return False
+    return True
+
+
+def _curated(turns: Sequence[_Turn]) -> tuple[list[_Turn], int]:
+    """``extractCuratedHistory``: a run of model turns with an invalid one is dropped."""
+    out: list[_Turn] = []
+    dropped = 0
+    i = 0
+    while i < len(turns):
+        if turns[i].role == "user":
+            out.append(turns[i])
+            i += 1
+            continue
+        run = []
+        while i < len(turns) and turns[i].role == "model":
+            run.append(turns[i])
+            i += 1
+        if all(_valid_content(t.role, t.parts) for t in run):
+            out.extend(run)
+        else:
+            dropped += len(run)
+    return out, dropped
+
+
+def _wire(t: _Turn) -> dict[str, Any]:
+    return {"role": t.role, "parts": t.parts}
+
+
+def _stand_in(text: str, what: str) -> _Turn:
+    return _Turn("user", [{"text": text}], None, what)
+
+
+def _last_model(records: Sequence[_Record]) -> str | None:
+    for r in reversed(records):
+        m = r.obj.get("model")
+        if r.obj.get("type") == "gemini" and isinstance(m, str) and m:
+            return m
+    return None
+
+
+@dataclass(slots=True)
+class _Read:
+    kind: str
+    turns: list[_Turn]
+    records: list[_Record]
+    document: Any
+    meta: dict[str, Any]
+    notes: list[str]
+    skipped: list[str]
+    auth: str | None = None
+
+
+def _checkpoint_history(doc: Any) -> list[Any] | None:
+    if isinstance(doc, list):
+        return doc
+    if isinstance(doc, dict) and "history" in doc and "sessionId" not in doc:
+        h = doc["history"]
+        return h if isinstance(h, list) else []
+    return None
+
+
+def _read_checkpoint(doc: Any, history: list[Any]) -> _Read:
+    turns: list[_Turn] = []
+    for i, c in enumerate(history):
+        if not isinstance(c, dict):
+            raise SessionError(f"history[{i}] is not a Gemini Content object")
+        parts = c.get("parts")
+        turns.append(
+            _Turn(str(c.get("role")), parts if isinstance(parts, list) else [], None, f"history[{i}]")
+        )
+    auth = doc.get("authType") if isinstance(doc, dict) else None
+    cur, dropped = _curated(turns)
+    skipped = [f"{dropped} model turn(s) the CLI drops as invalid"] if dropped else []
+    cur.append(_stand_in(NEXT_PROMPT, "the next prompt"))
+    return _Read(
+        "checkpoint",
+        cur,
+        [],
+        doc,
+        {},
+        [f"{len(history)} turns"],
+        skipped,
+        auth if isinstance(auth, str) else None,
+    )
+
+
+def _read_records(kind: str, meta: dict[str, Any], recs: list[_Record], doc: Any, notes: list[str]) -> _Read:
+    turns, left_out = _convert(recs)
+    cur, dropped = _curated(turns)
+    skipped = []
+    if left_out:
+        skipped.append(f"{left_out} record(s) the CLI does not send (info/error, commands, context)")
+    if dropped:
+        skipped.append(f"{dropped} model turn(s) the CLI drops as invalid")
+    cur.insert(0, _stand_in(CONTEXT_TURN, "the session context"))
+    cur.append(_stand_in(NEXT_PROMPT, "the next prompt"))
+    return _Read(kind, cur, recs, doc, meta, notes, skipped)
+
+
+def _read_bytes(data: bytes) -> _Read:
+    head = data.lstrip()[:1]
+    if head == b"[" or (head == b"{" and b'"sessionId"' not in data[:_SNIFF] and b'"history"' in data[:_SNIFF]):
+        try:
+            doc = _parse(data)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise SessionError(f"not JSON: {e}") from None
+        hist = _checkpoint_history(doc)
+        if hist is not None:
+            return _read_checkpoint(doc, hist)
+    lines, bad = _json_lines(data)
+    meta, recs, notes = _read_lines(lines)
+    if isinstance(meta.get("sessionId"), str) and isinstance(meta.get("projectHash"), str):
+        note = [f"{len(lines)} lines"] + ([notes] if notes else [])
+        if bad:
+            note.append(f"{bad} unreadable line(s) skipped as the CLI skips them")
+        return _read_records("jsonl", meta, recs, None, note)
+    # parseLegacyRecordFallback: one JSON document.
+    try:
+        doc = _parse(data)
+    except (ValueError, UnicodeDecodeError):
+        raise SessionError("not a Gemini CLI session: no line names a sessionId and projectHash") from None
+    if isinstance(doc, dict) and "sessionId" in doc and isinstance(doc.get("messages"), list):
+        # The CLI takes any object naming a sessionId; one without messages is refused
+        # here, so that nothing is called valid that was never read.
+        msgs = doc["messages"]
+        recs = [_Record(m, None, f"messages[{i}]") for i, m in enumerate(msgs) if isinstance(m, dict)]
+        return _read_records("json", doc, recs, doc, [f"{len(msgs)} messages"])
+    hist = _checkpoint_history(doc)
+    if hist is not None:
+        return _read_checkpoint(doc, hist)
+    raise SessionError("not a Gemini CLI session, legacy session or checkpoint")
+
+
+def _read_objects(obj: Any) -> _Read:
+    """`history` input: a JSONL file's line objects, or a JSON file's document."""
+    if isinstance(obj, dict):
+        hist = _checkpoint_history(obj)
+        if hist is not None:
+            return _read_checkpoint(obj, hist)
+        if "sessionId" in obj:
+            msgs = obj.get("messages") if isinstance(obj.get("messages"), list) else []
+            recs = [_Record(m, None, f"messages[{i}]") for i, m in enumerate(msgs) if isinstance(m, dict)]
+            return _read_records("json", obj, recs, obj, [])
+        raise InvalidHistory("not a Gemini CLI session document (no sessionId) or checkpoint")
+    if isinstance(obj, list | tuple):
+        items = list(obj)
+        if items and all(isinstance(c, dict) and "role" in c and "parts" in c for c in items):
+            return _read_checkpoint(items, items)
+        meta, recs, notes = _read_lines((i + 1, o) for i, o in enumerate(items))
+        if not (isinstance(meta.get("sessionId"), str) and isinstance(meta.get("projectHash"), str)):
+            raise InvalidHistory("a gemini-cli session's lines name no sessionId and projectHash")
+        return _read_records("jsonl", meta, recs, None, [notes] if notes else [])
+    raise InvalidHistory(f"a gemini-cli session is a list of line objects, not {type(obj).__name__}")
+
+
+# -- the format ----------------------------------------------------------------------
+
+
+def _unanswered_at(messages: Sequence[Any], i: int) -> list[Any]:
+    """The calls of model turn ``i`` that no function response in the user turns right
+    after it answers (by id; by name where the call has none)."""
+    ids: set[Any] = set()
+    names: list[Any] = []
+    j = i + 1
+    while j < len(messages) and messages[j].get("role") == "user":
+        for p in messages[j].get("parts") or []:
+            fr = p.get("functionResponse") if isinstance(p, dict) else None
+            if isinstance(fr, dict):
+                ids.add(fr.get("id"))
+                names.append(fr.get("name"))
+        j += 1
+    out = []
+    for p in messages[i].get("parts") or []:
+        fc = p.get("functionCall") if isinstance(p, dict) else None
+        if not isinstance(fc, dict):
+            continue
+        if fc.get("id") is not None:
+            if fc["id"] not in ids:
+                out.append(fc)
+        elif fc.get("name") in names:
+            names.remove(fc.get("name"))
+        else:
+            out.append(fc)
+    return out
+
+
+def _fixed_record(rec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A full copy of ``rec`` in which every call without a result is cancelled."""
+    new = copy.deepcopy(rec)
+    tcs = new.get("toolCalls")
+    if not isinstance(tcs, list):
+        tcs = []
+    done: list[str] = []
+    known = {tc.get("id") for tc in tcs if isinstance(tc, dict)}
+    for tc in tcs:
+        if isinstance(tc, dict) and not _answers(tc.get("result")):
+            tc["result"] = [_error_response(tc.get("id"), tc.get("name"))]
+            tc["status"] = "cancelled"
+            done.append(f"{tc.get('name')} ({tc.get('id')})")
+    content = new.get("content")
+    for p in _parts(content) if content else []:
+        fc = p.get("functionCall") if isinstance(p, dict) else None
+        if isinstance(fc, dict) and fc.get("id") not in known:
+            # A call the model made that no tool-call record holds: one is added for it.
+            tcs.append(
+                {
+                    "id": fc.get("id"),
+                    "name": fc.get("name"),
+                    "args": fc.get("args", {}),
+                    "result": [_error_response(fc.get("id"), fc.get("name"))],
+                    "status": "cancelled",
+                    "timestamp": new.get("timestamp"),
+                }
+            )
+            known.add(fc.get("id"))
+            done.append(f"{fc.get('name')} ({fc.get('id')}, no tool-call record)")
+    if tcs and "toolCalls" not in new:
+        new["toolCalls"] = tcs
+    return new, done
+
+
+def _answers(result: Any) -> bool:
+    if not _truthy(result):
+        return False
+    if isinstance(result, list):
+        return any(isinstance(p, dict) and "functionResponse" in p for p in _parts(result))
+    return True
+
+
+def _error_response(call_id: Any, name: Any) -> dict[str, Any]:
+    fr: dict[str, Any] = {"id": call_id, "name": name, "response": {"error": CANCELLED}}
+    if call_id is None:
+        del fr["id"]
+    return {"functionResponse": fr}
+
+
+class GeminiCliFormat:
+    name = NAME
+    agent = "Gemini CLI"
+    close_hint = "quit Gemini CLI (/quit) in every terminal that has this session open"
+    provider = "gemini"
+    wire = "gemini"
+
+    # -- finding files --
+
+    def sniff(self, path: str) -> bool:
+        p = Path(path)
+        if not p.is_file():
+            return False
+        try:
+            with open(p, "rb") as f:
+                head = f.read(_SNIFF)
+        except OSError:
+            return False
+        return _sniff_bytes(p.name, head)
+
+    def target(self, path: str) -> str:
+        return path
+
+    def default_roots(self) -> list[Path]:
+        home = os.environ.get("GEMINI_CLI_HOME") or str(Path.home())
+        root = Path(home) / ".gemini" / "tmp"
+        return [root] if root.is_dir() else []
+
+    def session_files(self, root: Path) -> Iterator[Path]:
+        if root.is_file():
+            if _is_session_name(root):
+                yield root
+            return
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            d = Path(dirpath)
+            in_chats = d.name == "chats"
+            under_chats = d.parent.name == "chats"
+            for fn in sorted(filenames):
+                if _ours(fn):
+                    continue
+                if (
+                    (in_chats and _SESSION_NAME.match(fn))
+                    or (under_chats and fn.endswith(".jsonl"))
+                    or _CHECKPOINT_NAME.match(fn)
+                ):
+                    yield d / fn
+
+    # -- reading --
+
+    def load(self, data: bytes, path: str) -> Loaded:
+        r = _read_bytes(data)
+        return self._loaded(r, path, data)
+
+    def history(self, obj: Any) -> list[Any]:
+        try:
+            r = _read_objects(obj)
+        except SessionError as e:
+            raise InvalidHistory(str(e)) from None
+        return [_wire(t) for t in r.turns]
+
+    def _loaded(self, r: _Read, path: str, data: bytes) -> Loaded:
+        model = _last_model(r.records) if r.records else None
+        provider = "vertex" if r.auth == "vertex-ai" else "gemini"
+        label = {"jsonl": "session", "json": "legacy session", "checkpoint": "checkpoint"}[r.kind]
+        parts = [f"gemini-cli format ({label})", f"{provider} rules"]
+        if model:
+            parts.append(f"model {model}")
+        if r.auth:
+            parts.append(f"saved with {r.auth}")
+        if r.meta.get("kind") == "subagent":
+            parts.append("subagent")
+        parts.extend(r.notes)
+        recs = [t.source for t in r.turns]
+        lines = [t.source.line if t.source is not None else None for t in r.turns]
+        state = _State(r.kind, r.records, r.document, recs, data.endswith(b"\n"))
+        return Loaded(
+            path=path,
+            format=NAME,
+            provider=provider,
+            wire="gemini",
+            messages=[_wire(t) for t in r.turns],
+            where=[t.what for t in r.turns],
+            lines=lines,
+            described=", ".join(parts),
+            model=model,
+            skipped="; ".join(r.skipped),
+            context={},
+            state=state,
+        )
+
+    # -- repairing --
+
+    def plan(self, loaded: Loaded, data: bytes, model: str | None) -> Plan | None:
+        st = loaded.state
+        if not isinstance(st, _State):
+            raise SessionError("plan() needs the Loaded that load() returned")
+        m = model or loaded.model
+        violations = toolpair.validate(loaded.messages, loaded.provider, model=m, format="gemini")
+        if not violations:
+            return None
+        if st.kind == "checkpoint":
+            return self._plan_checkpoint(loaded, data, m)
+        broken: dict[int, _Record] = {}
+        for i, src in enumerate(st.sources):
+            if (
+                src is not None
+                and src.obj.get("type") == "gemini"
+                and loaded.messages[i].get("role") == "model"
+                and _unanswered_at(loaded.messages, i)
+            ):
+                broken[id(src)] = src
+        changes: list[str] = []
+        fixed: dict[int, dict[str, Any]] = {}
+        for key, src in broken.items():
+            new, done = _fixed_record(src.obj)
+            if done:
+                fixed[key] = new
+                changes.append(f"{src.label}: cancelled {', '.join(done)}")
+        if not fixed:
+            out = [f"unrepaired: {v.code} at {loaded.where[v.index]}: {v.message}" for v in violations]
+            return Plan(out, data, 0)
+        if st.kind == "jsonl":
+            tail = b"" if data.endswith(b"\n") or not data else b"\n"
+            added = "".join(_js_json(new) + "\n" for new in fixed.values()).encode()
+            new_data = data + tail + added
+            assert new_data.startswith(data)
+            changes = [f"appended a copy of {c}" for c in changes]
+        else:
+            doc = copy.deepcopy(st.document)
+            msgs = doc["messages"]
+            for i, src in enumerate(st.records):
+                if id(src) in fixed:
+                    msgs[msgs.index(src.obj)] = fixed[id(src)]
+            new_data = _js_pretty(doc).encode()
+            changes = [f"rewrote {c}" for c in changes]
+        fixes = len(changes)
+        after = self.load(new_data, loaded.path)
+        left = toolpair.validate(after.messages, after.provider, model=m, format="gemini")
+        changes += [f"unrepaired: {v.code} at {after.where[v.index]}: {v.message}" for v in left]
+        return Plan(changes, new_data, fixes)
+
+    def _plan_checkpoint(self, loaded: Loaded, data: bytes, model: str | None) -> Plan:
+        doc = loaded.state.document
+        history = list(_checkpoint_history(doc) or [])
+        changes: list[str] = []
+        i = 0
+        while i < len(history):
+            turn = history[i]
+            missing = (
+                _unanswered_at(history, i)
+                if isinstance(turn, dict) and turn.get("role") == "model"
+                else []
+            )
+            if missing:
+                parts = [_error_response(fc.get("id"), fc.get("name")) for fc in missing]
+                what = ", ".join(f"{fc.get('name')} ({fc.get('id')})" for fc in missing)
+                nxt = history[i + 1] if i + 1 < len(history) else None
+                if (
+                    isinstance(nxt, dict)
+                    and nxt.get("role") == "user"
+                    and any(
+                        isinstance(p, dict) and "functionResponse" in p
+                        for p in nxt.get("parts") or []
+                    )
+                ):
+                    history[i + 1] = {**nxt, "parts": [*nxt["parts"], *parts]}
+                    changes.append(f"history[{i + 1}]: added the responses of {what}")
+                else:
+                    history.insert(i + 1, {"role": "user", "parts": parts})
+                    changes.append(f"history[{i + 1}]: inserted the responses of {what}")
+            i += 1
+        if not changes:
+            v = toolpair.validate(loaded.messages, loaded.provider, model=model, format="gemini")
+            return Plan([f"unrepaired: {x.code} at {loaded.where[x.index]}: {x.message}" for x in v], data, 0)
+        new_doc: Any = history if isinstance(doc, list) else {**doc, "history": history}
+        new_data = _js_pretty(new_doc).encode()
+        if data.endswith(b"\n"):
+            new_data += b"\n"
+        fixes = len(changes)
+        after = self.load(new_data, loaded.path)
+        left = toolpair.validate(after.messages, after.provider, model=model, format="gemini")
+        changes += [f"unrepaired: {v.code} at {after.where[v.index]}: {v.message}" for v in left]
+        return Plan(changes, new_data, fixes)
+
+    def verify(self, before: Loaded, after: Loaded) -> str | None:
+        b, a = before.state, after.state
+        if not isinstance(b, _State) or not isinstance(a, _State):
+            return "not loaded by the gemini-cli format"
+        if b.kind != a.kind:
+            return f"the file would read as a {a.kind}, not a {b.kind}"
+        if b.kind == "checkpoint":
+            return None
+        ids_b = [r.obj.get("id") for r in b.records]
+        ids_a = [r.obj.get("id") for r in a.records]
+        if ids_b != ids_a:
+            return "the records would come back in another order or number"
+        for rb, ra in zip(b.records, a.records):
+            if rb.obj != ra.obj and not _same_but_repaired(rb.obj, ra.obj):
+                return f"{rb.label} would change beyond its unanswered calls"
+        return None
+
+
+def _same_but_repaired(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether ``after`` is ``before`` with nothing changed but what a repair sets: the
+    status and result of calls that had no result, and records for calls that had none."""
+    rest_b = {k: v for k, v in before.items() if k != "toolCalls"}
+    rest_a = {k: v for k, v in after.items() if k != "toolCalls"}
+    if rest_b != rest_a:
+        return False
+    calls_b = before.get("toolCalls") if isinstance(before.get("toolCalls"), list) else []
+    calls_a = after.get("toolCalls") if isinstance(after.get("toolCalls"), list) else []
+    if len(calls_a) < len(calls_b):
+        return False
+    for tb, ta in zip(calls_b, calls_a):
+        if tb == ta:
+            continue
+        if not (isinstance(tb, dict) and isinstance(ta, dict)) or _answers(tb.get("result")):
+            return False
+        keep_b = {k: v for k, v in tb.items() if k not in ("result", "status")}
+        keep_a = {k: v for k, v in ta.items() if k not in ("result", "status")}
+        if keep_b != keep_a or not _answers(ta.get("result")):
+            return False
+    for ta in calls_a[len(calls_b) :]:
+        res = ta.get("result") if isinstance(ta, dict) else None
+        if not (isinstance(res, list) and len(res) == 1 and _is_ours(res[0])):
+            return False
+    return True
+
+
+def _is_ours(part: Any) -> bool:
+    fr = part.get("functionResponse") if isinstance(part, dict) else None
+    return isinstance(fr, dict) and fr.get("response") == {"error": CANCELLED}
+
+
+def _is_session_name(p: Path) -> bool:
+    n = p.name
+    if _ours(n):
+        return False
+    return bool(
+        _SESSION_NAME.match(n)
+        or _CHECKPOINT_NAME.match(n)
+        or (p.parent.parent.name == "chats" and n.endswith(".jsonl"))
+    )
+
+
+def _ours(name: str) -> bool:
+    """Backups and temporary files, of toolpair (``.bak``, ``.NAME.*.tmp``) or of the CLI
+    (``.unreadable-<ms>``, ``.tmp-<pid>``): never sessions."""
+    return (
+        ".bak" in name
+        or (name.startswith(".") and name.endswith(".tmp"))
+        or ".unreadable-" in name
+        or ".tmp-" in name
+    )
+
+
+def _sniff_bytes(name: str, head: bytes) -> bool:
+    text = head.lstrip()
+    if not text:
+        return False
+    if text[:1] == b"[":
+        return bool(_CHECKPOINT_NAME.match(name)) and b'"parts"' in head
+    if text[:1] != b"{":
+        return False
+    first = text.split(b"\n", 1)[0]
+    try:
+        obj = _parse(first)
+    except (ValueError, UnicodeDecodeError):
+        obj = None
+    if isinstance(obj, dict):
+        if _str_prop(obj, "sessionId") and _str_prop(obj, "projectHash"):
+            return True
+        return _CHECKPOINT_NAME.match(name) is not None and "history" in obj
+    # A pretty-printed document: a legacy session or a checkpoint.
+    if re.match(rb'\{\s*"sessionId"\s*:', text) and b'"projectHash"' in head:
+        return True
+    return bool(re.match(rb'\{\s*"history"\s*:\s*\[', text)) and (
+        _CHECKPOINT_NAME.match(name) is not None or b'"parts"' in head
+    )
+
+
+FORMAT = GeminiCliFormat()
+
+__all__ = ["CANCELLED", "FORMAT", "NAME", "GeminiCliFormat"]

@@ -1,0 +1,353 @@
+"""Gemini CLI sessions: read as the CLI rebuilds them on resume, judged with the Gemini
+rules, repaired by appending (JSONL) or rewriting in the CLI's layout (legacy documents,
+checkpoints). The files are real sessions the real CLI wrote (data/gemini_cli/README.md),
+broken by gemini_mutations."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import gemini_mutations as M
+import pytest
+
+import toolpair
+from toolpair.sessions import Loaded, SessionError, detect, get_format, names
+from toolpair.sessions.gemini_cli import CANCELLED, CONTEXT_TURN, NEXT_PROMPT
+
+F = get_format("gemini-cli")
+
+
+def _has_claude_code_format() -> bool:
+    try:
+        get_format("claude-code")
+    except ImportError:
+        return False
+    return True
+
+
+def load(data: bytes, name: str = "session-2026-01-01T00-00-abcdef12.jsonl") -> Loaded:
+    return F.load(data, name)
+
+
+def judged(loaded: Loaded) -> list[toolpair.Violation]:
+    return toolpair.validate(loaded.messages, loaded.provider, model=loaded.model, format="gemini")
+
+
+def responses(loaded: Loaded) -> list[dict[str, Any]]:
+    return [
+        p["functionResponse"]
+        for m in loaded.messages
+        if m["role"] == "user"
+        for p in m["parts"]
+        if "functionResponse" in p
+    ]
+
+
+def repaired(data: bytes, name: str = "session-2026-01-01T00-00-abcdef12.jsonl") -> tuple[Loaded, bytes, list[str]]:
+    """Repair ``data`` and check what every repair must hold: the result is valid,
+    reads back as planned, keeps every real response, and a second repair finds nothing."""
+    before = F.load(data, name)
+    assert judged(before), "the broken fixture must be judged broken"
+    plan = F.plan(before, data, None)
+    assert plan is not None and plan.fixes >= 1, plan
+    after = F.load(plan.data, name)
+    assert judged(after) == []
+    assert F.verify(before, after) is None
+    real = [r for r in responses(before)]
+    got = responses(after)
+    for r in real:
+        assert r in got, f"a real response was lost: {r}"
+    assert F.plan(after, plan.data, None) is None, "repair is idempotent"
+    assert not any(c.startswith("unrepaired") for c in plan.changes), plan.changes
+    return after, plan.data, plan.changes
+
+
+# -- the real files as the CLI left them --------------------------------------------
+
+
+@pytest.mark.parametrize("path", [M.PARALLEL, M.SUBAGENT, M.GEMINI3, M.KILLED], ids=lambda p: p.parent.parent.parent.name)
+def test_real_sessions_are_read_whole_and_valid(path: Path) -> None:
+    data = path.read_bytes()
+    assert F.sniff(str(path))
+    if "claude-code" not in names() or _has_claude_code_format():
+        assert detect(str(path)) is F
+    loaded = F.load(data, str(path))
+    assert judged(loaded) == []
+    assert F.plan(loaded, data, None) is None
+    assert loaded.messages[0]["parts"] == [{"text": CONTEXT_TURN}]
+    assert loaded.messages[-1]["parts"] == [{"text": NEXT_PROMPT}]
+    assert loaded.where[0] == "the session context" and loaded.where[-1] == "the next prompt"
+    assert loaded.lines[0] is None and loaded.lines[-1] is None
+    # Every other message names the file line it was read from.
+    n_lines = data.count(b"\n")
+    for w, line in zip(loaded.where[1:-1], loaded.lines[1:-1]):
+        assert line is not None and 1 <= line <= n_lines and w.startswith(f"line {line}")
+    assert loaded.model is not None and loaded.model.startswith("gemini-")
+    assert loaded.format == "gemini-cli" and loaded.wire == "gemini" and loaded.provider == "gemini"
+
+
+def test_parallel_session_rebuilds_as_the_cli_sends_it() -> None:
+    loaded = F.load(M.PARALLEL.read_bytes(), str(M.PARALLEL))
+    roles = [m["role"] for m in loaded.messages]
+    assert roles == ["user", "user", "model", "user", "model", "user", "model", "user", "model", "user"]
+    calls = [p["functionCall"] for p in loaded.messages[2]["parts"]]
+    assert [c["name"] for c in calls] == ["read_file", "list_directory"]
+    # The responses answer the calls by id, in one turn (the batch was parallel).
+    assert [r["id"] for r in loaded.messages[3]["parts"][0:2] for r in [r["functionResponse"]]] == [
+        c["id"] for c in calls
+    ]
+    assert loaded.where[2] == loaded.where[3].removesuffix(" toolCalls results")
+    assert "2 record updates applied in place" in loaded.described
+
+
+def test_killed_session_loses_the_call_without_breaking() -> None:
+    """Killed while a tool ran, the CLI had not yet written the calls: the model record
+    is empty and the resumed history simply lacks the call (nothing to repair)."""
+    loaded = F.load(M.KILLED.read_bytes(), str(M.KILLED))
+    assert "1 record(s) the CLI does not send" in loaded.skipped
+    assert [m["role"] for m in loaded.messages][-3:] == ["model", "user", "user"]
+    assert judged(loaded) == []
+
+
+def test_cli_0_44_doubled_responses_are_reported_not_repaired() -> None:
+    """From 0.44 the CLI records each batch's responses twice (as the call record's
+    results and as a user record); on resume it sends both. toolpair reports the second
+    turn (G1), and an append cannot take a record back, so nothing is written."""
+    data = M.DOUBLING.read_bytes()
+    loaded = F.load(data, str(M.DOUBLING))
+    v = judged(loaded)
+    assert [(x.code, x.index) for x in v] == [("gemini.unexpected_response", 4)]
+    assert v[0].message == (
+        "Please ensure that function response turn comes immediately after a function call turn."
+    )
+    assert loaded.where[4] == "line 15 $set.messages[4]"
+    plan = F.plan(loaded, data, None)
+    assert plan is not None and plan.fixes == 0 and plan.data == data
+    assert plan.changes and all(c.startswith("unrepaired: gemini.unexpected_response") for c in plan.changes)
+
+
+# -- each break, repaired -----------------------------------------------------------
+
+
+def test_dangling_call_at_the_end() -> None:
+    data = M.dangling_end()
+    before = load(data)
+    v = judged(before)
+    assert [x.code for x in v] == ["gemini.response_count"] or [x.code for x in v] == ["gemini.missing_response"]
+    after, new, changes = repaired(data)
+    assert new.startswith(data) and new.count(b"\n") == data.count(b"\n") + 1
+    added = json.loads(new[len(data) :])
+    old = json.loads(M.lines(data)[-1])
+    assert added["id"] == old["id"] and added["content"] == old["content"]
+    tc = added["toolCalls"][0]
+    assert tc["status"] == "cancelled"
+    assert tc["result"] == [{"functionResponse": {"id": tc["id"], "name": tc["name"], "response": {"error": CANCELLED}}}]
+    assert len(changes) == 1 and changes[0].startswith("appended a copy of line ")
+
+
+def test_call_without_result_mid_history() -> None:
+    data = M.mid_history()
+    before = load(data)
+    assert [(x.code, x.index) for x in judged(before)] == [("gemini.missing_response", 3)]
+    after, new, _ = repaired(data)
+    assert new.startswith(data)
+    # The copy keeps its place: the record is still the third message, the rest as it was.
+    assert after.where[2] == "line %d" % new.count(b"\n")
+    assert after.messages[4:] == before.messages[3:]
+
+
+def test_interrupted_parallel_batch() -> None:
+    data = M.mid_history(which=[1])  # read_file answered, list_directory not
+    before = load(data)
+    assert [x.code for x in judged(before)] == ["gemini.response_count"]
+    after, new, changes = repaired(data)
+    names_ = [r["name"] for r in after.messages[3]["parts"] for r in [r["functionResponse"]]]
+    assert names_ == ["read_file", "list_directory"]
+    assert after.messages[3]["parts"][0] == before.messages[3]["parts"][0]  # the real one
+    assert "list_directory" in changes[0] and "read_file" not in changes[0]
+
+
+def test_rewind_keeps_the_break_before_it_and_the_copy_lands_after() -> None:
+    data = M.mid_history()
+    recs = M.objs(data)
+    later_user = [o for o in recs if o.get("type") == "user"][-1]["id"]
+    data = M.rewind_after(data, later_user)
+    before = load(data)
+    assert "1 $rewindTo" in before.described
+    assert judged(before)
+    after, new, _ = repaired(data)
+    assert new.startswith(data)
+
+
+def test_rewind_past_the_break_leaves_nothing_to_repair() -> None:
+    data = M.mid_history()
+    first_gemini = [o for o in M.objs(data) if o.get("type") == "gemini"][0]["id"]
+    data = M.rewind_after(data, first_gemini)
+    loaded = load(data)
+    assert judged(loaded) == []
+    assert F.plan(loaded, data, None) is None
+
+
+def test_rewind_to_an_unknown_id_clears_everything() -> None:
+    data = M.rewind_after(M.mid_history(), "no-such-id")
+    loaded = load(data)
+    assert [m["parts"][0]["text"] for m in loaded.messages] == [CONTEXT_TURN, NEXT_PROMPT]
+
+
+def test_set_messages_checkpoint_with_calls_in_content() -> None:
+    data = M.set_messages(M.PARALLEL.read_bytes())
+    before = load(data)
+    assert "1 $set.messages checkpoint(s)" in before.described
+    assert before.where[-2].endswith("$set.messages[1]")
+    assert [x.code for x in judged(before)] == ["gemini.ends_with_call"] or judged(before)
+    after, new, changes = repaired(data)
+    assert new.startswith(data)
+    assert "no tool-call record" in changes[0]
+
+
+def test_subagent_file() -> None:
+    data = M.dangling_end(M.SUBAGENT.read_bytes())
+    before = load(data, M.SUBAGENT.name)
+    assert "subagent" in before.described
+    after, new, _ = repaired(data, M.SUBAGENT.name)
+    assert new.startswith(data)
+
+
+def test_torn_last_line_is_skipped_and_the_copy_starts_on_its_own_line() -> None:
+    whole = M.dangling_end()
+    data = whole + b'{"id":"torn","type":"gem'
+    before = load(data)
+    assert "1 unreadable line(s) skipped" in before.described
+    after, new, _ = repaired(data)
+    assert new.startswith(data + b"\n")
+
+
+def test_legacy_json_document_is_rewritten_in_its_layout() -> None:
+    data = M.legacy_document(M.mid_history())
+    name = "session-2025-06-01T10-00-abcdef12.json"
+    before = load(data, name)
+    assert before.described.startswith("gemini-cli format (legacy session)")
+    assert before.where[1].startswith("messages[") and before.lines[1] is None
+    after, new, _ = repaired(data, name)
+    old_doc, new_doc = json.loads(data), json.loads(new)
+    assert json.dumps(new_doc, indent=2, ensure_ascii=False).encode() == new
+    assert [k for k in new_doc] == [k for k in old_doc]
+    changed = [i for i, (a, b) in enumerate(zip(old_doc["messages"], new_doc["messages"])) if a != b]
+    assert len(changed) == 1 and len(new_doc["messages"]) == len(old_doc["messages"])
+    # Every message but the repaired one keeps its exact text.
+    for i, m in enumerate(old_doc["messages"]):
+        if i not in changed:
+            text = json.dumps(m, indent=2, ensure_ascii=False)
+            assert text.replace("\n", "\n    ") in new.decode()
+
+
+def _checkpoint_history() -> list[Any]:
+    hist = F.history(M.objs(M.PARALLEL.read_bytes()))[:-1]  # without the next prompt
+    hist[0] = {"role": "user", "parts": [{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}
+    return hist
+
+
+def test_checkpoint_dangling_call_is_answered_in_place() -> None:
+    hist = _checkpoint_history()
+    cut = hist[: hist.index(next(m for m in hist[3:] if any("functionCall" in p for p in m["parts"]))) + 1]
+    data = M.checkpoint(cut)
+    name = "checkpoint-my%20tag.json"
+    before = load(data, name)
+    assert before.described.startswith("gemini-cli format (checkpoint)")
+    assert before.where[-2] == f"history[{len(cut) - 1}]"
+    after, new, changes = repaired(data, name)
+    doc = json.loads(new)
+    assert json.dumps(doc, indent=2, ensure_ascii=False).encode() == new
+    assert doc["authType"] == "gemini-api-key" and doc["history"][: len(cut)] == cut
+    assert len(doc["history"]) == len(cut) + 1
+
+
+def test_bare_list_checkpoint_and_vertex_auth() -> None:
+    hist = _checkpoint_history()
+    hist[3] = {"role": "user", "parts": [hist[3]["parts"][0]]}  # one of two responses
+    data = M.checkpoint(hist, auth="vertex-ai")
+    loaded = load(data, "checkpoint-v.json")
+    assert loaded.provider == "vertex" and "saved with vertex-ai" in loaded.described
+    # Vertex's v1 API also refuses the ids the CLI writes (docs/rules.md, Vertex).
+    assert "gemini.response_count" in [x.code for x in judged(loaded)]
+    bare = json.dumps(hist, indent=2).encode()
+    loaded = load(bare, "checkpoint-b.json")
+    assert loaded.provider == "gemini" and F.sniff.__self__ is F
+
+
+# -- the library, detection and the file walk ---------------------------------------
+
+
+def test_registered_and_history_of_parsed_objects() -> None:
+    assert "gemini-cli" in names() and names().index("gemini-cli") == 1
+    data = M.dangling_end()
+    msgs = F.history(M.objs(data))
+    assert msgs == load(data).messages
+    legacy = json.loads(M.legacy_document(data))
+    assert F.history(legacy)[1:-1] == msgs[1:-1]
+    with pytest.raises(toolpair.InvalidHistory, match="no sessionId"):
+        F.history([{"type": "user", "uuid": "x"}])
+    with pytest.raises(toolpair.InvalidHistory):
+        F.history("not a session")
+
+
+def test_not_a_session() -> None:
+    with pytest.raises(SessionError, match="not a Gemini CLI session"):
+        F.load(b'{"type":"user","uuid":"a","sessionId":"s"}\n', "x.jsonl")
+    claude = next((Path(__file__).parent / "data" / "claude_code").glob("*.jsonl"))
+    assert not F.sniff(str(claude))
+
+
+def test_session_files_skip_backups_and_temporaries(tmp_path: Path) -> None:
+    chats = tmp_path / "proj" / "chats"
+    (chats / "parent-id").mkdir(parents=True)
+    real = M.PARALLEL.read_bytes()
+    keep = [
+        chats / "session-2026-01-01T00-00-aaaaaaaa.jsonl",
+        chats / "session-2025-01-01T00-00-bbbbbbbb.json",
+        chats / "parent-id" / "sub123.jsonl",
+        tmp_path / "proj" / "checkpoint-tag.json",
+    ]
+    skip = [
+        chats / "session-2026-01-01T00-00-aaaaaaaa.jsonl.bak",
+        chats / "session-2026-01-01T00-00-aaaaaaaa.jsonl.bak.1",
+        chats / ".session-2026-01-01T00-00-aaaaaaaa.jsonl.x1y2.tmp",
+        chats / "session-2026-01-01T00-00-aaaaaaaa.jsonl.unreadable-1700000000000",
+        chats / "session-2026-01-01T00-00-aaaaaaaa.jsonl.tmp-4242",
+        tmp_path / "proj" / "logs.json",
+        tmp_path / "proj" / "checkpoint-tag.json.bak",
+    ]
+    for p in keep + skip:
+        p.write_bytes(real)
+    assert sorted(F.session_files(tmp_path)) == sorted(keep)
+
+
+def test_default_roots_follow_gemini_cli_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
+    assert F.default_roots() == []
+    (tmp_path / ".gemini" / "tmp").mkdir(parents=True)
+    assert F.default_roots() == [tmp_path / ".gemini" / "tmp"]
+    monkeypatch.delenv("GEMINI_CLI_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert F.default_roots() == [tmp_path / ".gemini" / "tmp"]
+
+
+def test_user_commands_and_context_records_are_not_sent() -> None:
+    base = M.lines(M.PARALLEL.read_bytes())[:1]
+    extra = [
+        M.js({"id": "u1", "type": "user", "content": [{"text": "/chat save x"}]}),
+        M.js({"id": "u2", "type": "user", "content": [{"text": "<session_context>ctx"}]}),
+        M.js({"id": "i1", "type": "info", "content": "note"}),
+        M.js({"id": "u3", "type": "user", "content": "hello"}),
+        M.js({"id": "g1", "type": "gemini", "content": ""}),
+    ]
+    loaded = load(b"\n".join(base + extra) + b"\n")
+    assert [m["parts"] for m in loaded.messages] == [
+        [{"text": CONTEXT_TURN}],
+        [{"text": "hello"}],
+        [{"text": NEXT_PROMPT}],
+    ]
+    assert "4 record(s) the CLI does not send" in loaded.skipped

@@ -1,0 +1,112 @@
+"""Records the Gemini CLI fixtures in tests/core/data/gemini_cli/ with the real CLI.
+
+    GEMINI_CLI_JS=.../node_modules/@google/gemini-cli/bundle/gemini.js \
+        python tests/integrations/gemini_cli/record.py [--doubling]
+
+Each scenario runs in a fresh home under /tmp/toolpair-gemini/<scenario>/ against the
+scripted mock (mock_gemini.py) and copies every file the CLI wrote under
+``~/.gemini/tmp`` into tests/core/data/gemini_cli/<scenario>/. ``--doubling`` records
+the one scenario kept from a CLI of 0.44 or later (pass that CLI's GEMINI_CLI_JS).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import driver
+from mock_gemini import serve
+
+OUT = Path(__file__).resolve().parents[2] / "core" / "data" / "gemini_cli"
+BASE = Path("/tmp/toolpair-gemini")
+
+
+def calls(*pairs: tuple[str, dict[str, object]]) -> str:
+    return "CALL:" + json.dumps([{"name": n, "args": a} for n, a in pairs])
+
+
+def _keep(name: str, home: Path) -> None:
+    dest = OUT / name
+    shutil.rmtree(dest, ignore_errors=True)
+    root = home / ".gemini" / "tmp"
+    for f in sorted(root.rglob("*")):
+        if f.is_file() and (f.suffix in (".jsonl", ".json")) and f.name != "logs.json":
+            target = dest / f.relative_to(root)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, target)
+            print("kept", target.relative_to(OUT))
+
+
+def scenario(name: str, js: str, steps: list[dict[str, object]]) -> None:
+    base = BASE / name
+    shutil.rmtree(base, ignore_errors=True)
+    home, project = base / "home", base / "project"
+    driver.prepare(home, project)
+    (project / "notes.txt").write_text("alpha beta\n")
+    with serve() as mock:
+        for step in steps:
+            args = list(step["args"])  # type: ignore[call-overload]
+            kill = step.get("kill")
+            p = driver.run(
+                js,
+                home,
+                project,
+                mock,
+                *args,
+                model=str(step.get("model", "gemini-2.5-flash")),
+                kill_when=(lambda m, n=len(mock.requests): len(m.requests) > n) if kill else None,
+            )
+            print(name, args[-1][:60], "->", p.returncode)
+    _keep(name, home)
+
+
+def main() -> None:
+    js = driver.cli_js()
+    if js is None:
+        sys.exit("set GEMINI_CLI_JS to the CLI's bundle/gemini.js")
+    parallel = calls(("read_file", {"file_path": "notes.txt"}), ("list_directory", {"dir_path": "."}))
+    shell = calls(("run_shell_command", {"command": "echo hi", "description": "say hi"}))
+    if "--doubling" in sys.argv:
+        scenario(
+            "doubling",
+            js,
+            [{"args": ["-p", f"Look. {parallel}"]}, {"args": ["--resume", "latest", "-p", "Next."]}],
+        )
+        return
+    scenario(
+        "parallel",
+        js,
+        [
+            {"args": ["-p", f"Look. {parallel}"]},
+            {"args": ["--resume", "latest", "-p", f"Now this. {shell}"]},
+        ],
+    )
+    scenario(
+        "gemini3",
+        js,
+        [{"args": ["-p", f"Look. {parallel}"], "model": "gemini-3-flash-preview"}],
+    )
+    inner = "Do it. " + calls(("list_directory", {"dir_path": "."}))
+    scenario(
+        "subagent",
+        js,
+        [{"args": ["-p", "Delegate. " + calls(("invoke_agent", {"agent_name": "generalist", "prompt": inner}))]}],
+    )
+    sleep = calls(
+        ("read_file", {"file_path": "notes.txt"}),
+        ("run_shell_command", {"command": "sleep 30", "description": "wait"}),
+    )
+    scenario(
+        "killed",
+        js,
+        [
+            {"args": ["-p", f"Look. {parallel}"]},
+            {"args": ["--resume", "latest", "-p", f"Wait. {sleep}"], "kill": True},
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()
