@@ -60,6 +60,10 @@ def _js_pretty(obj: Any) -> str:
     return json.dumps(obj, indent=2, ensure_ascii=False)
 
 
+def _list(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else []
+
+
 def _is_obj(v: Any) -> bool:
     return isinstance(v, dict)
 
@@ -134,6 +138,8 @@ class _Record:
     obj: dict[str, Any]
     line: int | None
     label: str
+    #: Its index in a legacy document's ``messages``.
+    pos: int | None = None
 
 
 @dataclass(slots=True)
@@ -144,7 +150,6 @@ class _State:
     document: Any = None
     #: Per wire message, the record it came from (None: a stand-in or a checkpoint).
     sources: list[_Record | None] = field(default_factory=list)
-    ends_with_newline: bool = True
 
 
 def _read_lines(lines: Iterable[tuple[int, Any]]) -> tuple[dict[str, Any], list[_Record], str]:
@@ -252,7 +257,7 @@ def _convert(records: Sequence[_Record]) -> tuple[list[_Turn], int]:
             modern = any(
                 isinstance(p, dict) and (p.get("functionCall") or p.get("thought")) for p in cparts
             )
-            tool_calls = msg.get("toolCalls") if isinstance(msg.get("toolCalls"), list) else []
+            tool_calls = _list(msg.get("toolCalls"))
             if modern:
                 model = list(cparts)
             else:
@@ -266,7 +271,9 @@ def _convert(records: Sequence[_Record]) -> tuple[list[_Turn], int]:
                 for tc in tool_calls:
                     if isinstance(tc, dict):
                         call = {"id": tc.get("id"), "name": tc.get("name"), "args": tc.get("args")}
-                        model.append({"functionCall": {k: v for k, v in call.items() if v is not None}})
+                        model.append(
+                            {"functionCall": {k: v for k, v in call.items() if v is not None}}
+                        )
             if not model:
                 left_out += 1
                 continue
@@ -384,7 +391,9 @@ def _read_checkpoint(doc: Any, history: list[Any]) -> _Read:
             raise SessionError(f"history[{i}] is not a Gemini Content object")
         parts = c.get("parts")
         turns.append(
-            _Turn(str(c.get("role")), parts if isinstance(parts, list) else [], None, f"history[{i}]")
+            _Turn(
+                str(c.get("role")), parts if isinstance(parts, list) else [], None, f"history[{i}]"
+            )
         )
     auth = doc.get("authType") if isinstance(doc, dict) else None
     cur, dropped = _curated(turns)
@@ -402,12 +411,16 @@ def _read_checkpoint(doc: Any, history: list[Any]) -> _Read:
     )
 
 
-def _read_records(kind: str, meta: dict[str, Any], recs: list[_Record], doc: Any, notes: list[str]) -> _Read:
+def _read_records(
+    kind: str, meta: dict[str, Any], recs: list[_Record], doc: Any, notes: list[str]
+) -> _Read:
     turns, left_out = _convert(recs)
     cur, dropped = _curated(turns)
     skipped = []
     if left_out:
-        skipped.append(f"{left_out} record(s) the CLI does not send (info/error, commands, context)")
+        skipped.append(
+            f"{left_out} record(s) the CLI does not send (info/error, commands, context)"
+        )
     if dropped:
         skipped.append(f"{dropped} model turn(s) the CLI drops as invalid")
     cur.insert(0, _stand_in(CONTEXT_TURN, "the session context"))
@@ -417,7 +430,9 @@ def _read_records(kind: str, meta: dict[str, Any], recs: list[_Record], doc: Any
 
 def _read_bytes(data: bytes) -> _Read:
     head = data.lstrip()[:1]
-    if head == b"[" or (head == b"{" and b'"sessionId"' not in data[:_SNIFF] and b'"history"' in data[:_SNIFF]):
+    if head == b"[" or (
+        head == b"{" and b'"sessionId"' not in data[:_SNIFF] and b'"history"' in data[:_SNIFF]
+    ):
         try:
             doc = _parse(data)
         except (ValueError, UnicodeDecodeError) as e:
@@ -436,12 +451,16 @@ def _read_bytes(data: bytes) -> _Read:
     try:
         doc = _parse(data)
     except (ValueError, UnicodeDecodeError):
-        raise SessionError("not a Gemini CLI session: no line names a sessionId and projectHash") from None
+        raise SessionError(
+            "not a Gemini CLI session: no line names a sessionId and projectHash"
+        ) from None
     if isinstance(doc, dict) and "sessionId" in doc and isinstance(doc.get("messages"), list):
         # The CLI takes any object naming a sessionId; one without messages is refused
         # here, so that nothing is called valid that was never read.
         msgs = doc["messages"]
-        recs = [_Record(m, None, f"messages[{i}]") for i, m in enumerate(msgs) if isinstance(m, dict)]
+        recs = [
+            _Record(m, None, f"messages[{i}]", i) for i, m in enumerate(msgs) if isinstance(m, dict)
+        ]
         return _read_records("json", doc, recs, doc, [f"{len(msgs)} messages"])
     hist = _checkpoint_history(doc)
     if hist is not None:
@@ -456,8 +475,12 @@ def _read_objects(obj: Any) -> _Read:
         if hist is not None:
             return _read_checkpoint(obj, hist)
         if "sessionId" in obj:
-            msgs = obj.get("messages") if isinstance(obj.get("messages"), list) else []
-            recs = [_Record(m, None, f"messages[{i}]") for i, m in enumerate(msgs) if isinstance(m, dict)]
+            msgs = _list(obj.get("messages"))
+            recs = [
+                _Record(m, None, f"messages[{i}]", i)
+                for i, m in enumerate(msgs)
+                if isinstance(m, dict)
+            ]
             return _read_records("json", obj, recs, obj, [])
         raise InvalidHistory("not a Gemini CLI session document (no sessionId) or checkpoint")
     if isinstance(obj, list | tuple):
@@ -465,10 +488,14 @@ def _read_objects(obj: Any) -> _Read:
         if items and all(isinstance(c, dict) and "role" in c and "parts" in c for c in items):
             return _read_checkpoint(items, items)
         meta, recs, notes = _read_lines((i + 1, o) for i, o in enumerate(items))
-        if not (isinstance(meta.get("sessionId"), str) and isinstance(meta.get("projectHash"), str)):
+        if not (
+            isinstance(meta.get("sessionId"), str) and isinstance(meta.get("projectHash"), str)
+        ):
             raise InvalidHistory("a gemini-cli session's lines name no sessionId and projectHash")
         return _read_records("jsonl", meta, recs, None, [notes] if notes else [])
-    raise InvalidHistory(f"a gemini-cli session is a list of line objects, not {type(obj).__name__}")
+    raise InvalidHistory(
+        f"a gemini-cli session is a list of line objects, not {type(obj).__name__}"
+    )
 
 
 # -- the format ----------------------------------------------------------------------
@@ -512,7 +539,9 @@ def _fixed_record(rec: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     known = {tc.get("id") for tc in tcs if isinstance(tc, dict)}
     for tc in tcs:
         if isinstance(tc, dict) and not _answers(tc.get("result")):
-            tc["result"] = [_error_response(tc.get("id"), tc.get("name"))]
+            # Parts a result holds besides a response (a text, a file) stay after it.
+            kept = _list(tc.get("result"))
+            tc["result"] = [_error_response(tc.get("id"), tc.get("name")), *kept]
             tc["status"] = "cancelled"
             done.append(f"{tc.get('name')} ({tc.get('id')})")
     content = new.get("content")
@@ -627,7 +656,7 @@ class GeminiCliFormat:
         parts.extend(r.notes)
         recs = [t.source for t in r.turns]
         lines = [t.source.line if t.source is not None else None for t in r.turns]
-        state = _State(r.kind, r.records, r.document, recs, data.endswith(b"\n"))
+        state = _State(r.kind, r.records, r.document, recs)
         return Loaded(
             path=path,
             format=NAME,
@@ -672,7 +701,9 @@ class GeminiCliFormat:
                 fixed[key] = new
                 changes.append(f"{src.label}: cancelled {', '.join(done)}")
         if not fixed:
-            out = [f"unrepaired: {v.code} at {loaded.where[v.index]}: {v.message}" for v in violations]
+            out = [
+                f"unrepaired: {v.code} at {loaded.where[v.index]}: {v.message}" for v in violations
+            ]
             return Plan(out, data, 0)
         if st.kind == "jsonl":
             tail = b"" if data.endswith(b"\n") or not data else b"\n"
@@ -683,10 +714,10 @@ class GeminiCliFormat:
         else:
             doc = copy.deepcopy(st.document)
             msgs = doc["messages"]
-            for i, src in enumerate(st.records):
-                if id(src) in fixed:
-                    msgs[msgs.index(src.obj)] = fixed[id(src)]
-            new_data = _js_pretty(doc).encode()
+            for src in st.records:
+                if id(src) in fixed and src.pos is not None:
+                    msgs[src.pos] = fixed[id(src)]
+            new_data = _js_pretty(doc).encode() + (b"\n" if data.endswith(b"\n") else b"")
             changes = [f"rewrote {c}" for c in changes]
         fixes = len(changes)
         after = self.load(new_data, loaded.path)
@@ -726,7 +757,11 @@ class GeminiCliFormat:
             i += 1
         if not changes:
             v = toolpair.validate(loaded.messages, loaded.provider, model=model, format="gemini")
-            return Plan([f"unrepaired: {x.code} at {loaded.where[x.index]}: {x.message}" for x in v], data, 0)
+            return Plan(
+                [f"unrepaired: {x.code} at {loaded.where[x.index]}: {x.message}" for x in v],
+                data,
+                0,
+            )
         new_doc: Any = history if isinstance(doc, list) else {**doc, "history": history}
         new_data = _js_pretty(new_doc).encode()
         if data.endswith(b"\n"):
@@ -744,12 +779,12 @@ class GeminiCliFormat:
         if b.kind != a.kind:
             return f"the file would read as a {a.kind}, not a {b.kind}"
         if b.kind == "checkpoint":
-            return None
+            return _checkpoint_kept(b.document, a.document)
         ids_b = [r.obj.get("id") for r in b.records]
         ids_a = [r.obj.get("id") for r in a.records]
         if ids_b != ids_a:
             return "the records would come back in another order or number"
-        for rb, ra in zip(b.records, a.records):
+        for rb, ra in zip(b.records, a.records, strict=True):
             if rb.obj != ra.obj and not _same_but_repaired(rb.obj, ra.obj):
                 return f"{rb.label} would change beyond its unanswered calls"
         return None
@@ -762,11 +797,11 @@ def _same_but_repaired(before: dict[str, Any], after: dict[str, Any]) -> bool:
     rest_a = {k: v for k, v in after.items() if k != "toolCalls"}
     if rest_b != rest_a:
         return False
-    calls_b = before.get("toolCalls") if isinstance(before.get("toolCalls"), list) else []
-    calls_a = after.get("toolCalls") if isinstance(after.get("toolCalls"), list) else []
+    calls_b = _list(before.get("toolCalls"))
+    calls_a = _list(after.get("toolCalls"))
     if len(calls_a) < len(calls_b):
         return False
-    for tb, ta in zip(calls_b, calls_a):
+    for tb, ta in zip(calls_b, calls_a, strict=False):
         if tb == ta:
             continue
         if not (isinstance(tb, dict) and isinstance(ta, dict)) or _answers(tb.get("result")):
@@ -780,6 +815,42 @@ def _same_but_repaired(before: dict[str, Any], after: dict[str, Any]) -> bool:
         if not (isinstance(res, list) and len(res) == 1 and _is_ours(res[0])):
             return False
     return True
+
+
+def _checkpoint_kept(before: Any, after: Any) -> str | None:
+    """Why ``after``'s history is not ``before``'s with only responses added (a turn
+    inserted, or parts appended to a response turn), or None."""
+    old = _checkpoint_history(before) or []
+    new = _checkpoint_history(after) or []
+    j = 0
+    for i, turn in enumerate(old):
+        while j < len(new) and new[j] != turn and not _extends(turn, new[j]):
+            if not _all_ours(new[j]):
+                return f"history[{j}] is neither kept nor a response toolpair added"
+            j += 1
+        if j == len(new):
+            return f"history[{i}] would be lost"
+        j += 1
+    if any(not _all_ours(t) for t in new[j:]):
+        return "the history would gain more than responses"
+    return None
+
+
+def _extends(old: Any, new: Any) -> bool:
+    if not (isinstance(old, dict) and isinstance(new, dict)):
+        return False
+    po, pn = old.get("parts") or [], new.get("parts") or []
+    return (
+        {k: v for k, v in old.items() if k != "parts"}
+        == {k: v for k, v in new.items() if k != "parts"}
+        and pn[: len(po)] == po
+        and all(_is_ours(p) for p in pn[len(po) :])
+    )
+
+
+def _all_ours(turn: Any) -> bool:
+    parts = _list(turn.get("parts")) if isinstance(turn, dict) else []
+    return bool(parts) and all(_is_ours(p) for p in parts)
 
 
 def _is_ours(part: Any) -> bool:

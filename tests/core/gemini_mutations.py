@@ -9,7 +9,9 @@ from typing import Any
 
 DATA = Path(__file__).parent / "data" / "gemini_cli"
 PARALLEL = next((DATA / "parallel").rglob("session-*.jsonl"))
-SUBAGENT = next(p for p in (DATA / "subagent").rglob("*.jsonl") if not p.name.startswith("session-"))
+SUBAGENT = next(
+    p for p in (DATA / "subagent").rglob("*.jsonl") if not p.name.startswith("session-")
+)
 KILLED = next((DATA / "killed").rglob("session-*.jsonl"))
 DOUBLING = next((DATA / "doubling").rglob("session-*.jsonl"))
 GEMINI3 = next((DATA / "gemini3").rglob("session-*.jsonl"))
@@ -57,10 +59,10 @@ def dangling_end(data: bytes | None = None) -> bytes:
     return b"\n".join(ls) + b"\n"
 
 
-def mid_history(which: list[int] | None = None) -> bytes:
+def mid_history(which: list[int] | None = None, data: bytes | None = None) -> bytes:
     """A batch in the middle left with calls unanswered (``which``: those calls; all by
     default), the session going on after it."""
-    data = PARALLEL.read_bytes()
+    data = data if data is not None else PARALLEL.read_bytes()
     i = tool_lines(data)[0]
     return with_line(data, i, _drop_results(objs(data)[i], which))
 

@@ -6,7 +6,6 @@ broken by gemini_mutations."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from toolpair.sessions import Loaded, SessionError, detect, get_format, names
 from toolpair.sessions.gemini_cli import CANCELLED, CONTEXT_TURN, NEXT_PROMPT
 
 F = get_format("gemini-cli")
+NL = b"\n"
 
 
 def _has_claude_code_format() -> bool:
@@ -46,7 +46,9 @@ def responses(loaded: Loaded) -> list[dict[str, Any]]:
     ]
 
 
-def repaired(data: bytes, name: str = "session-2026-01-01T00-00-abcdef12.jsonl") -> tuple[Loaded, bytes, list[str]]:
+def repaired(
+    data: bytes, name: str = "session-2026-01-01T00-00-abcdef12.jsonl"
+) -> tuple[Loaded, bytes, list[str]]:
     """Repair ``data`` and check what every repair must hold: the result is valid,
     reads back as planned, keeps every real response, and a second repair finds nothing."""
     before = F.load(data, name)
@@ -68,7 +70,9 @@ def repaired(data: bytes, name: str = "session-2026-01-01T00-00-abcdef12.jsonl")
 # -- the real files as the CLI left them --------------------------------------------
 
 
-@pytest.mark.parametrize("path", [M.PARALLEL, M.SUBAGENT, M.GEMINI3, M.KILLED], ids=lambda p: p.parent.parent.parent.name)
+@pytest.mark.parametrize(
+    "path", [M.PARALLEL, M.SUBAGENT, M.GEMINI3, M.KILLED], ids=lambda p: p.parent.parent.parent.name
+)
 def test_real_sessions_are_read_whole_and_valid(path: Path) -> None:
     data = path.read_bytes()
     assert F.sniff(str(path))
@@ -83,7 +87,7 @@ def test_real_sessions_are_read_whole_and_valid(path: Path) -> None:
     assert loaded.lines[0] is None and loaded.lines[-1] is None
     # Every other message names the file line it was read from.
     n_lines = data.count(b"\n")
-    for w, line in zip(loaded.where[1:-1], loaded.lines[1:-1]):
+    for w, line in zip(loaded.where[1:-1], loaded.lines[1:-1], strict=True):
         assert line is not None and 1 <= line <= n_lines and w.startswith(f"line {line}")
     assert loaded.model is not None and loaded.model.startswith("gemini-")
     assert loaded.format == "gemini-cli" and loaded.wire == "gemini" and loaded.provider == "gemini"
@@ -92,7 +96,18 @@ def test_real_sessions_are_read_whole_and_valid(path: Path) -> None:
 def test_parallel_session_rebuilds_as_the_cli_sends_it() -> None:
     loaded = F.load(M.PARALLEL.read_bytes(), str(M.PARALLEL))
     roles = [m["role"] for m in loaded.messages]
-    assert roles == ["user", "user", "model", "user", "model", "user", "model", "user", "model", "user"]
+    assert roles == [
+        "user",
+        "user",
+        "model",
+        "user",
+        "model",
+        "user",
+        "model",
+        "user",
+        "model",
+        "user",
+    ]
     calls = [p["functionCall"] for p in loaded.messages[2]["parts"]]
     assert [c["name"] for c in calls] == ["read_file", "list_directory"]
     # The responses answer the calls by id, in one turn (the batch was parallel).
@@ -126,7 +141,9 @@ def test_cli_0_44_doubled_responses_are_reported_not_repaired() -> None:
     assert loaded.where[4] == "line 15 $set.messages[4]"
     plan = F.plan(loaded, data, None)
     assert plan is not None and plan.fixes == 0 and plan.data == data
-    assert plan.changes and all(c.startswith("unrepaired: gemini.unexpected_response") for c in plan.changes)
+    assert plan.changes and all(
+        c.startswith("unrepaired: gemini.unexpected_response") for c in plan.changes
+    )
 
 
 # -- each break, repaired -----------------------------------------------------------
@@ -136,15 +153,19 @@ def test_dangling_call_at_the_end() -> None:
     data = M.dangling_end()
     before = load(data)
     v = judged(before)
-    assert [x.code for x in v] == ["gemini.response_count"] or [x.code for x in v] == ["gemini.missing_response"]
-    after, new, changes = repaired(data)
+    assert [x.code for x in v] == ["gemini.response_count"] or [x.code for x in v] == [
+        "gemini.missing_response"
+    ]
+    _after, new, changes = repaired(data)
     assert new.startswith(data) and new.count(b"\n") == data.count(b"\n") + 1
     added = json.loads(new[len(data) :])
     old = json.loads(M.lines(data)[-1])
     assert added["id"] == old["id"] and added["content"] == old["content"]
     tc = added["toolCalls"][0]
     assert tc["status"] == "cancelled"
-    assert tc["result"] == [{"functionResponse": {"id": tc["id"], "name": tc["name"], "response": {"error": CANCELLED}}}]
+    assert tc["result"] == [
+        {"functionResponse": {"id": tc["id"], "name": tc["name"], "response": {"error": CANCELLED}}}
+    ]
     assert len(changes) == 1 and changes[0].startswith("appended a copy of line ")
 
 
@@ -155,7 +176,7 @@ def test_call_without_result_mid_history() -> None:
     after, new, _ = repaired(data)
     assert new.startswith(data)
     # The copy keeps its place: the record is still the third message, the rest as it was.
-    assert after.where[2] == "line %d" % new.count(b"\n")
+    assert after.where[2] == f"line {new.count(NL)}"
     assert after.messages[4:] == before.messages[3:]
 
 
@@ -163,7 +184,7 @@ def test_interrupted_parallel_batch() -> None:
     data = M.mid_history(which=[1])  # read_file answered, list_directory not
     before = load(data)
     assert [x.code for x in judged(before)] == ["gemini.response_count"]
-    after, new, changes = repaired(data)
+    after, _new, changes = repaired(data)
     names_ = [r["name"] for r in after.messages[3]["parts"] for r in [r["functionResponse"]]]
     assert names_ == ["read_file", "list_directory"]
     assert after.messages[3]["parts"][0] == before.messages[3]["parts"][0]  # the real one
@@ -178,13 +199,13 @@ def test_rewind_keeps_the_break_before_it_and_the_copy_lands_after() -> None:
     before = load(data)
     assert "1 $rewindTo" in before.described
     assert judged(before)
-    after, new, _ = repaired(data)
+    _after, new, _ = repaired(data)
     assert new.startswith(data)
 
 
 def test_rewind_past_the_break_leaves_nothing_to_repair() -> None:
     data = M.mid_history()
-    first_gemini = [o for o in M.objs(data) if o.get("type") == "gemini"][0]["id"]
+    first_gemini = next(o for o in M.objs(data) if o.get("type") == "gemini")["id"]
     data = M.rewind_after(data, first_gemini)
     loaded = load(data)
     assert judged(loaded) == []
@@ -203,7 +224,7 @@ def test_set_messages_checkpoint_with_calls_in_content() -> None:
     assert "1 $set.messages checkpoint(s)" in before.described
     assert before.where[-2].endswith("$set.messages[1]")
     assert [x.code for x in judged(before)] == ["gemini.ends_with_call"] or judged(before)
-    after, new, changes = repaired(data)
+    _after, new, changes = repaired(data)
     assert new.startswith(data)
     assert "no tool-call record" in changes[0]
 
@@ -212,7 +233,7 @@ def test_subagent_file() -> None:
     data = M.dangling_end(M.SUBAGENT.read_bytes())
     before = load(data, M.SUBAGENT.name)
     assert "subagent" in before.described
-    after, new, _ = repaired(data, M.SUBAGENT.name)
+    _after, new, _ = repaired(data, M.SUBAGENT.name)
     assert new.startswith(data)
 
 
@@ -221,7 +242,7 @@ def test_torn_last_line_is_skipped_and_the_copy_starts_on_its_own_line() -> None
     data = whole + b'{"id":"torn","type":"gem'
     before = load(data)
     assert "1 unreadable line(s) skipped" in before.described
-    after, new, _ = repaired(data)
+    _after, new, _ = repaired(data)
     assert new.startswith(data + b"\n")
 
 
@@ -231,11 +252,15 @@ def test_legacy_json_document_is_rewritten_in_its_layout() -> None:
     before = load(data, name)
     assert before.described.startswith("gemini-cli format (legacy session)")
     assert before.where[1].startswith("messages[") and before.lines[1] is None
-    after, new, _ = repaired(data, name)
+    _after, new, _ = repaired(data, name)
     old_doc, new_doc = json.loads(data), json.loads(new)
     assert json.dumps(new_doc, indent=2, ensure_ascii=False).encode() == new
     assert [k for k in new_doc] == [k for k in old_doc]
-    changed = [i for i, (a, b) in enumerate(zip(old_doc["messages"], new_doc["messages"])) if a != b]
+    changed = [
+        i
+        for i, (a, b) in enumerate(zip(old_doc["messages"], new_doc["messages"], strict=True))
+        if a != b
+    ]
     assert len(changed) == 1 and len(new_doc["messages"]) == len(old_doc["messages"])
     # Every message but the repaired one keeps its exact text.
     for i, m in enumerate(old_doc["messages"]):
@@ -246,19 +271,24 @@ def test_legacy_json_document_is_rewritten_in_its_layout() -> None:
 
 def _checkpoint_history() -> list[Any]:
     hist = F.history(M.objs(M.PARALLEL.read_bytes()))[:-1]  # without the next prompt
-    hist[0] = {"role": "user", "parts": [{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}
+    hist[0] = {
+        "role": "user",
+        "parts": [{"text": "<session_context>\nThis is the Gemini CLI.\n</session_context>"}],
+    }
     return hist
 
 
 def test_checkpoint_dangling_call_is_answered_in_place() -> None:
     hist = _checkpoint_history()
-    cut = hist[: hist.index(next(m for m in hist[3:] if any("functionCall" in p for p in m["parts"]))) + 1]
+    cut = hist[
+        : hist.index(next(m for m in hist[3:] if any("functionCall" in p for p in m["parts"]))) + 1
+    ]
     data = M.checkpoint(cut)
     name = "checkpoint-my%20tag.json"
     before = load(data, name)
     assert before.described.startswith("gemini-cli format (checkpoint)")
     assert before.where[-2] == f"history[{len(cut) - 1}]"
-    after, new, changes = repaired(data, name)
+    _after, new, _changes = repaired(data, name)
     doc = json.loads(new)
     assert json.dumps(doc, indent=2, ensure_ascii=False).encode() == new
     assert doc["authType"] == "gemini-api-key" and doc["history"][: len(cut)] == cut
@@ -325,7 +355,9 @@ def test_session_files_skip_backups_and_temporaries(tmp_path: Path) -> None:
     assert sorted(F.session_files(tmp_path)) == sorted(keep)
 
 
-def test_default_roots_follow_gemini_cli_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_roots_follow_gemini_cli_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
     assert F.default_roots() == []
     (tmp_path / ".gemini" / "tmp").mkdir(parents=True)

@@ -32,9 +32,13 @@ def answer(body: dict[str, Any]) -> list[dict[str, Any]]:
     """The model's parts for one request."""
     parts = _last_user(body).get("parts") or []
     responses = [p["functionResponse"] for p in parts if "functionResponse" in p]
-    names = {d.get("name") for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []}
-    if responses and "complete_task" in names and not any(
-        r.get("name") == "complete_task" for r in responses
+    names = {
+        d.get("name") for t in body.get("tools") or [] for d in t.get("functionDeclarations") or []
+    }
+    if (
+        responses
+        and "complete_task" in names
+        and not any(r.get("name") == "complete_task" for r in responses)
     ):
         # A subagent ends only by calling its completion tool.
         return [{"functionCall": {"name": "complete_task", "args": {"result": "subagent done"}}}]
@@ -79,7 +83,7 @@ class MockGemini:
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 n = int(self.headers.get("content-length") or 0)
                 raw = self.rfile.read(n)
                 try:
@@ -107,7 +111,7 @@ class MockGemini:
                 else:
                     self._json(reply)
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 self._json({"models": []})
 
             def _json(self, obj: Any, status: int = 200) -> None:

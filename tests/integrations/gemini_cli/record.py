@@ -49,6 +49,7 @@ def scenario(name: str, js: str, steps: list[dict[str, object]]) -> None:
         for step in steps:
             args = list(step["args"])  # type: ignore[call-overload]
             kill = step.get("kill")
+            seen = len(mock.requests)
             p = driver.run(
                 js,
                 home,
@@ -56,7 +57,7 @@ def scenario(name: str, js: str, steps: list[dict[str, object]]) -> None:
                 mock,
                 *args,
                 model=str(step.get("model", "gemini-2.5-flash")),
-                kill_when=(lambda m, n=len(mock.requests): len(m.requests) > n) if kill else None,
+                kill_when=(lambda m: len(m.requests) > seen) if kill else None,
             )
             print(name, args[-1][:60], "->", p.returncode)
     _keep(name, home)
@@ -66,13 +67,18 @@ def main() -> None:
     js = driver.cli_js()
     if js is None:
         sys.exit("set GEMINI_CLI_JS to the CLI's bundle/gemini.js")
-    parallel = calls(("read_file", {"file_path": "notes.txt"}), ("list_directory", {"dir_path": "."}))
+    parallel = calls(
+        ("read_file", {"file_path": "notes.txt"}), ("list_directory", {"dir_path": "."})
+    )
     shell = calls(("run_shell_command", {"command": "echo hi", "description": "say hi"}))
     if "--doubling" in sys.argv:
         scenario(
             "doubling",
             js,
-            [{"args": ["-p", f"Look. {parallel}"]}, {"args": ["--resume", "latest", "-p", "Next."]}],
+            [
+                {"args": ["-p", f"Look. {parallel}"]},
+                {"args": ["--resume", "latest", "-p", "Next."]},
+            ],
         )
         return
     scenario(
@@ -92,7 +98,15 @@ def main() -> None:
     scenario(
         "subagent",
         js,
-        [{"args": ["-p", "Delegate. " + calls(("invoke_agent", {"agent_name": "generalist", "prompt": inner}))]}],
+        [
+            {
+                "args": [
+                    "-p",
+                    "Delegate. "
+                    + calls(("invoke_agent", {"agent_name": "generalist", "prompt": inner})),
+                ]
+            }
+        ],
     )
     sleep = calls(
         ("read_file", {"file_path": "notes.txt"}),
