@@ -46,8 +46,14 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(name)
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+
+
 def _parse(text: str | bytes) -> Any:
-    return json.loads(text, parse_constant=_reject_constant)
+    if isinstance(text, bytes):
+        # Node reads the file as UTF-8, a bad byte becoming U+FFFD.
+        text = text.decode("utf-8", errors="replace")
+    return _DECODER.decode(text)
 
 
 def _js_json(obj: Any) -> str:
@@ -219,13 +225,14 @@ _UNREADABLE: Any = _Unreadable()
 def _json_lines(data: bytes) -> tuple[list[tuple[int, Any]], int]:
     out: list[tuple[int, Any]] = []
     bad = 0
-    for n, raw in enumerate(data.split(b"\n"), 1):
-        line = raw.rstrip(b"\r")
+    decode = _DECODER.decode
+    for n, raw in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1):
+        line = raw[:-1] if raw.endswith("\r") else raw
         if not line.strip():
             continue
         try:
-            out.append((n, _parse(line)))
-        except (ValueError, UnicodeDecodeError):
+            out.append((n, decode(line)))
+        except ValueError:
             out.append((n, _UNREADABLE))
             bad += 1
     return out, bad

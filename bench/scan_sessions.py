@@ -1,0 +1,148 @@
+"""Throughput of a session scan, per agent format, on a generated tree of sessions.
+
+    python bench/scan_sessions.py --agent gemini-cli              # 10,000 sessions
+    python bench/scan_sessions.py --agent gemini-cli --sessions 2000
+
+Gemini CLI: the tree is ``<root>/<project>/chats/session-*.jsonl`` made from the real
+session in tests/core/data/gemini_cli/parallel (written by the CLI), each session that
+conversation's records with fresh ids, grown to 2-30 turns, with the CLI's own
+``$set`` lines and in-place record updates; one in twenty is broken (its last batch left
+without results); every tenth project also holds a ``checkpoint-<tag>.json``, a
+backup and a temporary file the scan must not list. Figures: files/s and MB/s of
+
+- the format alone, in this process (``session_files``, ``load`` and the Gemini rules
+  on every file: the work scan does per file), and
+- ``toolpair scan --agent <name> <root> --json`` as a command, where it exists.
+
+Timings are wall clock (a measurement to report, not a test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import toolpair
+from toolpair.sessions import get_format
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "core" / "data" / "gemini_cli"
+
+
+def _js(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def _gemini_session(rng: random.Random, turns: int, broken: bool) -> tuple[str, list[str]]:
+    src = next((DATA / "parallel").rglob("session-*.jsonl"))
+    objs = [json.loads(x) for x in src.read_bytes().splitlines() if x.strip()]
+    meta = dict(objs[0])
+    sid = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    meta["sessionId"] = sid
+    user = next(o for o in objs if o.get("type") == "user")
+    call = next(o for o in objs if o.get("type") == "gemini" and o.get("toolCalls"))
+    text = next(o for o in objs if o.get("type") == "gemini" and o.get("content"))
+    lines = [_js(meta)]
+    for t in range(turns):
+        u = {**user, "id": str(uuid.UUID(int=rng.getrandbits(128), version=4))}
+        c = json.loads(_js(call))
+        c["id"] = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        for k, tc in enumerate(c["toolCalls"]):
+            tid = f"{tc['name']}__{tc['name']}_{rng.getrandbits(40)}_{k}"
+            tc["id"] = tid
+            for part in tc.get("result") or []:
+                part["functionResponse"]["id"] = tid
+        bare = {k: v for k, v in c.items() if k != "toolCalls"}
+        lines += [_js(u), _js({"$set": {"lastUpdated": u["timestamp"]}}), _js(bare)]
+        last = broken and t == turns - 1
+        if last:
+            for tc in c["toolCalls"]:
+                tc.pop("result", None)
+                tc["status"] = "executing"
+        lines.append(_js(c))
+        if not last:
+            x = {**text, "id": str(uuid.UUID(int=rng.getrandbits(128), version=4))}
+            lines += [_js(x), _js({"$set": {"lastUpdated": x["timestamp"]}})]
+    return sid, lines
+
+
+def make_gemini_tree(root: Path, sessions: int) -> tuple[int, int, int]:
+    """Bytes, broken sessions and files written that are not sessions."""
+    rng = random.Random(27)
+    size = broken = decoys = 0
+    per_project = 100
+    for i in range(sessions):
+        project = root / f"project-{i // per_project:03d}"
+        chats = project / "chats"
+        chats.mkdir(parents=True, exist_ok=True)
+        bad = i % 20 == 19
+        sid, lines = _gemini_session(rng, rng.randint(2, 30), bad)
+        data = ("\n".join(lines) + "\n").encode()
+        path = chats / f"session-2026-01-{1 + i % 28:02d}T10-{i % 60:02d}-{sid[:8]}.jsonl"
+        path.write_bytes(data)
+        size += len(data)
+        broken += bad
+        if i % per_project == 0 and i // per_project % 10 == 0:
+            (project / "checkpoint-saved.json").write_text(
+                json.dumps({"history": [{"role": "user", "parts": [{"text": "hi"}]}]}, indent=2)
+            )
+            (chats / (path.name + ".bak")).write_bytes(data)
+            (chats / f".{path.name}.x1.tmp").write_bytes(data)
+            (project / "logs.json").write_text("[]")
+            decoys += 3
+    return size, broken, decoys
+
+
+def _in_process(agent: str, root: Path) -> tuple[float, int, int]:
+    fmt = get_format(agent)
+    t0 = time.perf_counter()
+    files = broken = 0
+    for path in fmt.session_files(root):
+        loaded = fmt.load(path.read_bytes(), str(path))
+        files += 1
+        if toolpair.validate(loaded.messages, loaded.provider, model=loaded.model, format="gemini"):
+            broken += 1
+    return time.perf_counter() - t0, files, broken
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--agent", default="gemini-cli", choices=["gemini-cli"])
+    ap.add_argument("--sessions", type=int, default=10_000)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "tmp"
+        t0 = time.perf_counter()
+        size, broken, decoys = make_gemini_tree(root, args.sessions)
+        print(
+            f"tree: {args.sessions} {args.agent} sessions, {size / 1e6:.1f} MB, {broken} broken, "
+            f"{decoys} backups/temporaries/logs (made in {time.perf_counter() - t0:.1f}s)"
+        )
+        wall, files, found = _in_process(args.agent, root)
+        sessions_seen = files - args.sessions // 1000  # the checkpoints are listed too
+        assert sessions_seen == args.sessions and found == broken, (files, found, broken)
+        print(
+            f"format in process: {files / wall:.0f} files/s, {size / 1e6 / wall:.1f} MB/s, "
+            f"{wall:.2f}s for {files} files (the checkpoints included), {found} broken"
+        )
+        cmd = [sys.executable, "-m", "toolpair", "scan", "--agent", args.agent, str(root)]
+        t0 = time.perf_counter()
+        proc = subprocess.run([*cmd, "--json", "--no-progress"], capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        if proc.returncode in (0, 1) and proc.stdout.strip().startswith("{"):
+            print(f"toolpair scan --agent {args.agent}: {files / wall:.0f} files/s, {wall:.2f}s")
+        else:
+            print(
+                f"toolpair scan --agent {args.agent}: not available here ({proc.stderr[-200:]!r})"
+            )
+
+
+if __name__ == "__main__":
+    main()
