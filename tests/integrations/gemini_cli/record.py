@@ -14,10 +14,11 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import driver
-from mock_gemini import serve
+from mock_gemini import MockGemini, serve
 
 OUT = Path(__file__).resolve().parents[2] / "core" / "data" / "gemini_cli"
 BASE = Path("/tmp/toolpair-gemini")
@@ -39,6 +40,11 @@ def _keep(name: str, home: Path) -> None:
             print("kept", target.relative_to(OUT))
 
 
+def _after(seen: int) -> Callable[[MockGemini], bool]:
+    """True once the mock has answered a request past the first ``seen``."""
+    return lambda m: len(m.requests) > seen
+
+
 def scenario(name: str, js: str, steps: list[dict[str, object]]) -> None:
     base = BASE / name
     shutil.rmtree(base, ignore_errors=True)
@@ -57,7 +63,7 @@ def scenario(name: str, js: str, steps: list[dict[str, object]]) -> None:
                 mock,
                 *args,
                 model=str(step.get("model", "gemini-2.5-flash")),
-                kill_when=(lambda m: len(m.requests) > seen) if kill else None,
+                kill_when=_after(seen) if kill else None,
             )
             print(name, args[-1][:60], "->", p.returncode)
     _keep(name, home)
