@@ -9,6 +9,7 @@ messages.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from toolpair.sessions._format import Loaded, Plan, SessionError, SessionFormat
 
@@ -33,6 +34,23 @@ def get_format(name: str) -> SessionFormat:
     return fmt
 
 
+def history(name: str, obj: Any) -> tuple[list[Any], str]:
+    """The wire messages of an already parsed session file, and their wire format."""
+    fmt = get_format(name)
+    return fmt.history(obj), fmt.wire
+
+
+def hint(head: list[Any]) -> tuple[str, str] | None:
+    """The (agent, format) whose files a list of parsed objects looks like, if any: for
+    an error that says which ``format=`` to pass."""
+    for name in _MODULES:
+        fmt = get_format(name)
+        looks = getattr(fmt, "looks_like", None)
+        if looks is not None and looks(head):
+            return fmt.agent, fmt.name
+    return None
+
+
 def detect(path: str) -> SessionFormat | None:
     """The format whose sniff claims ``path`` (a file or a folder), or None."""
     for name in _MODULES:
@@ -42,4 +60,14 @@ def detect(path: str) -> SessionFormat | None:
     return None
 
 
-__all__ = ["Loaded", "Plan", "SessionError", "SessionFormat", "detect", "get_format", "names"]
+__all__ = [
+    "Loaded",
+    "Plan",
+    "SessionError",
+    "SessionFormat",
+    "detect",
+    "get_format",
+    "hint",
+    "history",
+    "names",
+]

@@ -26,7 +26,7 @@ Checker = Callable[..., "bool | None"]
 
 @dataclass(slots=True)
 class Frag:
-    """A fragment of a longer history (see `toolpair._chunked`): where it sits, and the
+    """A fragment of a longer history (see `toolpair.engine.chunked`): where it sits, and the
     role the message before it had. ``seen`` is shared by every fragment: a checker
     that finds its fragment clean adds the fragment's call ids to it (each answered
     inside the fragment, so they are its result ids too); the providers that want ids

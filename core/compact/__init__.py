@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from toolpair._api import Parsed
-from toolpair._compact_base import (
+from toolpair._model import Codec, Fix
+from toolpair.compact.base import (
     CHARS_PER_TOKEN,
     TOKENS_PER_IMAGE,
     TOKENS_PER_MESSAGE,
@@ -40,7 +41,7 @@ from toolpair._compact_base import (
     _parse,
     _units,
 )
-from toolpair._compact_edit import (
+from toolpair.compact.edit import (
     CLEARED,
     OFFLOADED,
     FileStore,
@@ -49,7 +50,6 @@ from toolpair._compact_edit import (
     offload,
     prune,
 )
-from toolpair._model import Codec, Fix
 
 
 def units(history: Any, *, format: str | Codec | None = None) -> list[Unit]:

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from toolpair._api import Parsed
-from toolpair._compact_base import (
+from toolpair._model import Block, Codec, Fix, Message, Role
+from toolpair.compact.base import (
     Compacted,
     TokenCounter,
     _counter,
@@ -22,7 +23,6 @@ from toolpair._compact_base import (
     _rebuild,
     _same,
 )
-from toolpair._model import Block, Codec, Fix, Message, Role
 
 #: What a cleared result says instead of its content.
 CLEARED = "[Tool result cleared to save context. The tool ran; its output was removed.]"
