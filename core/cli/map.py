@@ -25,7 +25,7 @@ from toolpair.cli.reading import (
 )
 from toolpair.cli.render import short, text_of
 from toolpair.cli.sessions import described, neutral, read_session, session_format, validate
-from toolpair.sessions._files import atomic_write
+from toolpair.sessions import atomic_write
 
 
 @dataclass(slots=True)

@@ -27,7 +27,7 @@ from toolpair.cli.reading import (
 )
 from toolpair.cli.sessions import repair as session_repair
 from toolpair.cli.sessions import session_format
-from toolpair.sessions._files import atomic_write, backup
+from toolpair.sessions import atomic_write, backup
 
 
 def _repair_unit(shown: str, unit: Unit, args: argparse.Namespace) -> tuple[Resolved, Repaired]:

@@ -22,8 +22,7 @@ from toolpair import _api, sessions
 from toolpair._model import InvalidHistory, Message, Violation
 from toolpair.cli.reading import ReadError, err
 from toolpair.cli.render import render_turns, violation_item, violation_line
-from toolpair.sessions import Loaded, SessionError, SessionFormat
-from toolpair.sessions._files import atomic_write, backup
+from toolpair.sessions import Loaded, SessionError, SessionFormat, atomic_write, backup
 
 #: A session modified this recently may still be open in its agent.
 OPEN_SECONDS = 120.0

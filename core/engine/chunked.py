@@ -22,7 +22,7 @@ from toolpair._model import Codec, Fix, InvalidHistory, Message, Policy
 from toolpair._view import pid
 from toolpair.engine import passes
 from toolpair.engine.fast import CHECKERS, Frag, certainly_valid
-from toolpair.providers._base import Context, Profile
+from toolpair.providers import Context, Profile
 
 #: Histories shorter than this take the full path: the bookkeeping would not pay.
 MIN_MESSAGES = 200

@@ -18,8 +18,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolpair.formats._common import content_is_empty
-from toolpair.providers._base import Context
+from toolpair.formats import content_is_empty
+from toolpair.providers import Context
 
 Checker = Callable[..., "bool | None"]
 

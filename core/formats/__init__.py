@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolpair._model import Codec, InvalidHistory
+from toolpair.formats._common import ORPHAN_TEXT as ORPHAN_TEXT
+from toolpair.formats._common import content_is_empty as content_is_empty
+from toolpair.formats._common import stringify as stringify
 from toolpair.formats._common import thinking_on as thinking_on
 from toolpair.formats.anthropic import AnthropicCodec
 from toolpair.formats.bedrock import BedrockCodec

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from toolpair.sessions._files import atomic_write, backup, written_by_toolpair
 from toolpair.sessions._format import Loaded, Plan, SessionError, SessionFormat
 
 #: Every format, by the name ``--format`` and ``scan --agent`` use, in the order
@@ -65,9 +66,12 @@ __all__ = [
     "Plan",
     "SessionError",
     "SessionFormat",
+    "atomic_write",
+    "backup",
     "detect",
     "get_format",
     "hint",
     "history",
     "names",
+    "written_by_toolpair",
 ]

@@ -18,7 +18,7 @@ from agno.models.message import Message as AgnoMessage
 
 from toolpair import Block, InvalidHistory, Message
 from toolpair.engine.fast import Frag
-from toolpair.formats._common import ORPHAN_TEXT, content_is_empty, stringify
+from toolpair.formats import ORPHAN_TEXT, content_is_empty, stringify
 from toolpair.integrations.agno._fast import certainly_valid, side
 from toolpair.providers import Context
 

@@ -18,7 +18,7 @@ from typing import Any
 from agno.models.message import Message as AgnoMessage
 
 from toolpair.engine.fast import Frag
-from toolpair.formats._common import content_is_empty
+from toolpair.formats import content_is_empty
 from toolpair.providers import Context
 
 _ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+").fullmatch
