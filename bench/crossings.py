@@ -18,44 +18,24 @@ from typing import Any
 import toolpair
 from toolpair.demo import load_demo
 
-#: Lower layers first; a module is placed by its longest matching prefix.
-LAYERS = [
-    "toolpair._model",
-    "toolpair.model",
-    "toolpair.formats",
-    "toolpair.providers",
-    "toolpair.engine",
-    "toolpair.engine.fast",
-    "toolpair._view",
-    "toolpair.engine.pause",
-    "toolpair.engine.coverage",
-    "toolpair.engine.passes",
-    "toolpair.engine.chunked",
-    "toolpair._api",
-    "toolpair.compact",
-    "toolpair._compact",
-    "toolpair.sessions",
-    "toolpair.sessions.claude_code",
-    "toolpair.cli",
-    "toolpair",
-]
+#: The layers, lowest 0 (old flat names and new package names alike, so that one
+#: script measures the tree before and after the regrouping).
 RANK = {
     "toolpair._model": 0,
-    "toolpair.model": 0,
+    "toolpair._view": 0,
     "toolpair.formats": 1,
     "toolpair.providers": 2,
     "toolpair.engine": 3,
-    "toolpair.engine.fast": 3,
-    "toolpair._view": 3,
-    "toolpair.engine.pause": 3,
-    "toolpair.engine.coverage": 3,
-    "toolpair.engine.passes": 3,
-    "toolpair.engine.chunked": 3,
+    "toolpair._fast": 3,
+    "toolpair._gc": 3,
+    "toolpair._coverage": 3,
+    "toolpair._repair": 3,
+    "toolpair._chunked": 3,
     "toolpair._api": 4,
     "toolpair.compact": 5,
     "toolpair._compact": 5,
     "toolpair.sessions": 6,
-    "toolpair.sessions.claude_code": 6,
+    "toolpair.claude_code": 6,
     "toolpair.cli": 7,
     "toolpair": 8,
 }
@@ -98,7 +78,9 @@ def main() -> None:
     up = [e for e in edges if rank(e[0]) < rank(e[1])]
     entered = Counter(callee for _caller, callee, _fn in edges)
     print(f"fixes: {len(result.fixes)}")
+    pairs = {(a, b) for a, b, _fn in edges}
     print(f"crossings (distinct cross-module call edges): {len(edges)}")
+    print(f"module pairs crossed (distinct caller module -> callee module): {len(pairs)}")
     print(f"climbs back up (lower layer calling a higher one): {len(up)}")
     for caller, callee, fn in sorted(up):
         print(f"  up: {caller} -> {callee}.{fn}")
