@@ -25,7 +25,7 @@ from typing import Any
 from llama_index.core.base.llms import types as _types
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
-from toolpair.engine.fast import Frag, _anthropic_ids_ok, _blank
+from toolpair.engine.fast import Frag, anthropic_ids_ok, blank
 from toolpair.providers import Context
 
 _OPENAI_ID_MAX = 40
@@ -178,11 +178,11 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
             for b in m.blocks:
                 t = type(b)
                 if t is TextBlock:
-                    if _blank(b.text):
+                    if blank(b.text):
                         return None
                 elif t not in _MEDIA:
                     return None
-    if remaining or calls is not None or not _anthropic_ids_ok(seen):
+    if remaining or calls is not None or not anthropic_ids_ok(seen):
         return None
     if frag is not None:
         # Ids are unique conversation-wide; ``seen`` is shared by every fragment.
