@@ -33,6 +33,7 @@ from toolpair._model import InvalidHistory, Policy, Violation
 from toolpair.sessions._files import written_by_toolpair
 from toolpair.sessions._format import Loaded
 from toolpair.sessions._format import Plan as SessionPlan
+from toolpair.sessions._format import SessionError as SessionError
 
 #: Entry types that belong to the conversation graph (with a string ``uuid``).
 GRAPH_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
