@@ -1111,6 +1111,10 @@ class ClaudeCode:
     def load(self, data: bytes, path: str) -> Loaded:
         return loaded(read_session(data.splitlines(keepends=True)), path)
 
+    def load_path(self, path: str) -> Loaded:
+        # A large file is read in two passes (graph, then the sent lines' content).
+        return loaded(read_session(path), path)
+
     def looks_like(self, objs: list[Any]) -> bool:
         return looks_like_session(objs)
 
