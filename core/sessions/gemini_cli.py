@@ -29,6 +29,7 @@ from typing import Any
 
 import toolpair
 from toolpair._model import InvalidHistory
+from toolpair.sessions._files import written_by_toolpair
 from toolpair.sessions._format import Loaded, Plan, SessionError
 
 NAME = "gemini-cli"
@@ -642,6 +643,14 @@ class GeminiCliFormat:
         r = _read_bytes(data)
         return self._loaded(r, path, data)
 
+    def looks_like(self, objs: list[Any]) -> bool:
+        """Whether parsed objects look like a session file's lines (for the hint an
+        error gives: pass ``format='gemini-cli'``)."""
+        return any(
+            isinstance(o, dict) and _str_prop(o, "sessionId") and _str_prop(o, "projectHash")
+            for o in objs[:3]
+        )
+
     def history(self, obj: Any) -> list[Any]:
         try:
             r = _read_objects(obj)
@@ -677,6 +686,7 @@ class GeminiCliFormat:
             skipped="; ".join(r.skipped),
             context={},
             state=state,
+            stand_in=True,
         )
 
     # -- repairing --
@@ -708,10 +718,9 @@ class GeminiCliFormat:
                 fixed[key] = new
                 changes.append(f"{src.label}: cancelled {', '.join(done)}")
         if not fixed:
-            out = [
-                f"unrepaired: {v.code} at {loaded.where[v.index]}: {v.message}" for v in violations
-            ]
-            return Plan(out, data, 0)
+            # What is left (a response turn the CLI doubled, an orphan response) has no
+            # edit this format allows: the commands report the violations themselves.
+            return None
         if st.kind == "jsonl":
             tail = b"" if data.endswith(b"\n") or not data else b"\n"
             added = "".join(_js_json(new) + "\n" for new in fixed.values()).encode()
@@ -763,12 +772,7 @@ class GeminiCliFormat:
                     changes.append(f"history[{i + 1}]: inserted the responses of {what}")
             i += 1
         if not changes:
-            v = toolpair.validate(loaded.messages, loaded.provider, model=model, format="gemini")
-            return Plan(
-                [f"unrepaired: {x.code} at {loaded.where[x.index]}: {x.message}" for x in v],
-                data,
-                0,
-            )
+            return None
         new_doc: Any = history if isinstance(doc, list) else {**doc, "history": history}
         new_data = _js_pretty(new_doc).encode()
         if data.endswith(b"\n"):
@@ -879,12 +883,7 @@ def _is_session_name(p: Path) -> bool:
 def _ours(name: str) -> bool:
     """Backups and temporary files, of toolpair (``.bak``, ``.NAME.*.tmp``) or of the CLI
     (``.unreadable-<ms>``, ``.tmp-<pid>``): never sessions."""
-    return (
-        ".bak" in name
-        or (name.startswith(".") and name.endswith(".tmp"))
-        or ".unreadable-" in name
-        or ".tmp-" in name
-    )
+    return written_by_toolpair(name) or ".bak" in name or ".unreadable-" in name or ".tmp-" in name
 
 
 def _sniff_bytes(name: str, head: bytes) -> bool:

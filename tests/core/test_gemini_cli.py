@@ -6,6 +6,8 @@ broken by gemini_mutations."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import gemini_mutations as M
 import pytest
 
 import toolpair
+from toolpair.cli import main
 from toolpair.sessions import Loaded, SessionError, detect, get_format, names
 from toolpair.sessions.gemini_cli import CANCELLED, CONTEXT_TURN, NEXT_PROMPT
 
@@ -139,11 +142,7 @@ def test_cli_0_44_doubled_responses_are_reported_not_repaired() -> None:
         "Please ensure that function response turn comes immediately after a function call turn."
     )
     assert loaded.where[4] == "line 15 $set.messages[4]"
-    plan = F.plan(loaded, data, None)
-    assert plan is not None and plan.fixes == 0 and plan.data == data
-    assert plan.changes and all(
-        c.startswith("unrepaired: gemini.unexpected_response") for c in plan.changes
-    )
+    assert F.plan(loaded, data, None) is None
 
 
 # -- each break, repaired -----------------------------------------------------------
@@ -383,3 +382,179 @@ def test_user_commands_and_context_records_are_not_sent() -> None:
         [{"text": NEXT_PROMPT}],
     ]
     assert "4 record(s) the CLI does not send" in loaded.skipped
+
+
+# -- the commands ---------------------------------------------------------------------
+
+
+def put(tmp_path: Path, data: bytes, name: str = "session-2026-01-01T00-00-abcdef12.jsonl") -> Path:
+    """``data`` as a session file in a project's chats folder, written an hour ago (not
+    open)."""
+    chats = tmp_path / "project" / "chats"
+    chats.mkdir(parents=True, exist_ok=True)
+    p = chats / name
+    p.write_bytes(data)
+    old = time.time() - 3600
+    os.utime(p, (old, old))
+    return p
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def partly_repairable() -> bytes:
+    """The 0.61 file (a doubled response turn, unrepairable) with a later batch left
+    unanswered (repairable)."""
+    tail = [
+        M.js({"id": "u-more", "timestamp": "t", "type": "user", "content": [{"text": "More."}]}),
+        M.js(
+            {
+                "id": "g-more",
+                "timestamp": "t",
+                "type": "gemini",
+                "content": "",
+                "model": "gemini-2.5-flash",
+                "toolCalls": [
+                    {"id": "c-more", "name": "list_directory", "args": {}, "status": "executing"}
+                ],
+            }
+        ),
+    ]
+    return M.DOUBLING.read_bytes() + b"\n".join(tail) + b"\n"
+
+
+def test_check_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = put(tmp_path, M.PARALLEL.read_bytes(), "session-2026-01-02T00-00-aaaaaaaa.jsonl")
+    code, out, _ = run(capsys, "check", good)
+    assert code == 0
+    assert out.startswith(f"{good}: valid (gemini-cli format (session), gemini rules")
+    bad = put(tmp_path, M.mid_history())
+    code, out, _ = run(capsys, "check", "--json", bad)
+    assert code == 1
+    (v,) = json.loads(out)
+    assert (v["code"], v["index"], v["line"], v["format"], v["provider"]) == (
+        "gemini.missing_response",
+        3,
+        7,
+        "gemini-cli",
+        "gemini",
+    )
+    assert v["model"] == "gemini-2.5-flash"
+    torn = put(tmp_path, b'{"sessionId":', "session-2026-01-03T00-00-bbbbbbbb.jsonl")
+    code, _, err = run(capsys, "check", "--format", "gemini-cli", torn)
+    assert code == 2 and "not a Gemini CLI session" in err
+
+
+def test_repair_in_place_keeps_a_backup_and_is_idempotent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = M.dangling_end()
+    p = put(tmp_path, data)
+    code, out, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0 and out == ""
+    assert "appended a copy of line" in err and "1 fix; written in place" in err
+    assert p.with_name(p.name + ".bak").read_bytes() == data
+    assert p.read_bytes().startswith(data)
+    assert run(capsys, "check", p)[0] == 0
+    written = p.read_bytes()
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0 and "nothing to repair; not written" in err
+    assert p.read_bytes() == written
+    # The backup is never a second session.
+    code, out, _ = run(capsys, "scan", "--agent", "gemini-cli", "--json", tmp_path)
+    assert code == 0
+    assert json.loads(out)["scanned"] == 1
+
+
+def test_repair_to_another_file_leaves_the_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = M.mid_history()
+    p = put(tmp_path, data)
+    out_path = tmp_path / "repaired.jsonl"
+    code, _, err = run(capsys, "repair", p, "-o", out_path)
+    assert code == 0 and f"written to {out_path}" in err
+    assert p.read_bytes() == data
+    assert out_path.read_bytes().startswith(data)
+
+
+def test_a_partial_repair_is_not_written_in_place_unless_allowed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = partly_repairable()
+    p = put(tmp_path, data)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 1
+    assert p.read_bytes() == data and not p.with_name(p.name + ".bak").exists()
+    assert "1 fix, 1 violation left; not written" in err
+    assert "left: messages.4: [gemini.unexpected_response]" in err
+    code, _, err = run(capsys, "repair", p, "--in-place", "--allow-partial")
+    assert code == 1 and "1 fix, 1 violation left; written in place" in err
+    assert p.read_bytes().startswith(data)
+    code, out, _ = run(capsys, "check", "--json", p)
+    assert code == 1
+    assert [(v["code"], v["index"]) for v in json.loads(out)] == [("gemini.unexpected_response", 4)]
+    code, _, err = run(capsys, "repair", p, "--in-place", "--allow-partial")
+    assert code == 1 and "nothing toolpair can repair; not written" in err
+
+
+def test_warns_when_the_session_looks_open(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = put(tmp_path, M.dangling_end())
+    os.utime(p, None)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0
+    assert "may still be open; quit Gemini CLI (/quit)" in err
+
+
+def test_refuses_a_file_that_changed_while_it_was_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CLI still running appends while toolpair reads: nothing is written."""
+    data = M.dangling_end()
+    p = put(tmp_path, data)
+    real = Path.read_bytes
+
+    def read_then_append(self: Path) -> bytes:
+        out = real(self)
+        if self == p:
+            with open(p, "ab") as f:
+                f.write(b'{"$set":{"lastUpdated":"now"}}\n')
+        return out
+
+    monkeypatch.setattr(Path, "read_bytes", read_then_append)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 2 and "changed while it was read" in err
+    assert not p.with_name(p.name + ".bak").exists()
+
+
+def test_scan_lists_the_broken_and_defaults_to_gemini_cli_home(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / ".gemini" / "tmp"
+    put(root, M.PARALLEL.read_bytes(), "session-2026-01-02T00-00-aaaaaaaa.jsonl")
+    bad = put(root, M.mid_history())
+    legacy = put(root, M.legacy_document(M.mid_history()), "session-2025-01-01T00-00-cccccccc.json")
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
+    code, out, _ = run(capsys, "scan", "--agent", "gemini-cli", "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["scanned"] == 3
+    assert sorted(b["file"] for b in report["broken"]) == sorted([str(bad), str(legacy)])
+
+
+def test_map_names_each_turn_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    p = put(tmp_path, M.mid_history())
+    code, out, _ = run(capsys, "map", p)
+    assert code == 1
+    assert "(line 6)" in out and "(line 2)" in out
+    assert "->?" in out.splitlines()[3]  # the unanswered calls of line 6
+    assert "break at messages.3: [gemini.missing_response]" in out
+    assert "repair would: appended a copy of line 6: cancelled read_file" in out
+    assert "(the next prompt)" not in out  # the stand-in is judged, not drawn
