@@ -10,7 +10,7 @@ conversation's records with fresh ids, grown to 2-30 turns, with the CLI's own
 without results); every tenth project also holds a ``checkpoint-<tag>.json``, a
 backup and a temporary file the scan must not list. Figures: files/s and MB/s of
 
-- the format alone, in this process (``session_files``, ``load`` and the Gemini rules
+- the format alone, in this process (``session_files``, ``load_path`` and the rules
   on every file: the work scan does per file), and
 - ``toolpair scan --agent <name> <root> --json`` as a command, where it exists.
 
@@ -104,8 +104,12 @@ def _in_process(agent: str, root: Path) -> tuple[float, int, int]:
     fmt = get_format(agent)
     t0 = time.perf_counter()
     files = broken = 0
+    load_path = getattr(fmt, "load_path", None)
     for path in fmt.session_files(root):
-        loaded = fmt.load(path.read_bytes(), str(path))
+        if load_path is not None:
+            loaded = load_path(str(path))
+        else:
+            loaded = fmt.load(path.read_bytes(), str(path))
         files += 1
         if toolpair.validate(loaded.messages, loaded.provider, model=loaded.model, format="gemini"):
             broken += 1

@@ -223,20 +223,49 @@ class _Unreadable:
 _UNREADABLE: Any = _Unreadable()
 
 
-def _json_lines(data: bytes) -> tuple[list[tuple[int, Any]], int]:
-    out: list[tuple[int, Any]] = []
-    bad = 0
+@dataclass(slots=True)
+class _Counts:
+    lines: int = 0
+    bad: int = 0
+
+
+def _json_lines(text_lines: Iterable[str], counts: _Counts) -> Iterator[tuple[int, Any]]:
+    """Each line's value, as the CLI's line reader sees it; parsed one at a time, so that
+    a record replaced later is freed (memory follows what is sent)."""
     decode = _DECODER.decode
-    for n, raw in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1):
-        line = raw[:-1] if raw.endswith("\r") else raw
+    for n, raw in enumerate(text_lines, 1):
+        line = raw[:-1] if raw.endswith("\n") else raw
+        line = line[:-1] if line.endswith("\r") else line
         if not line.strip():
             continue
+        counts.lines += 1
         try:
-            out.append((n, decode(line)))
+            yield n, decode(line)
         except ValueError:
-            out.append((n, _UNREADABLE))
-            bad += 1
-    return out, bad
+            counts.bad += 1
+            yield n, _UNREADABLE
+
+
+def _read_jsonl(text_lines: Iterable[str]) -> _Read | None:
+    """A JSONL session, or None when no line names a sessionId and projectHash."""
+    counts = _Counts()
+    meta, recs, notes = _read_lines(_json_lines(text_lines, counts))
+    if not (isinstance(meta.get("sessionId"), str) and isinstance(meta.get("projectHash"), str)):
+        return None
+    note = [f"{counts.lines} lines"] + ([notes] if notes else [])
+    if counts.bad:
+        note.append(f"{counts.bad} unreadable line(s) skipped as the CLI skips them")
+    return _read_records("jsonl", meta, recs, None, note)
+
+
+def _jsonl_head(head: bytes) -> bool:
+    """Whether the file starts as the CLI starts a JSONL session: a metadata line."""
+    first = head.lstrip().split(b"\n", 1)[0]
+    try:
+        obj = _parse(first)
+    except ValueError:
+        return False
+    return _str_prop(obj, "sessionId") and _str_prop(obj, "projectHash")
 
 
 @dataclass(slots=True)
@@ -448,13 +477,10 @@ def _read_bytes(data: bytes) -> _Read:
         hist = _checkpoint_history(doc)
         if hist is not None:
             return _read_checkpoint(doc, hist)
-    lines, bad = _json_lines(data)
-    meta, recs, notes = _read_lines(lines)
-    if isinstance(meta.get("sessionId"), str) and isinstance(meta.get("projectHash"), str):
-        note = [f"{len(lines)} lines"] + ([notes] if notes else [])
-        if bad:
-            note.append(f"{bad} unreadable line(s) skipped as the CLI skips them")
-        return _read_records("jsonl", meta, recs, None, note)
+    # Split at newlines only: a JSON string may hold U+2028, which JSON.stringify keeps.
+    read = _read_jsonl(data.decode("utf-8", errors="replace").split("\n"))
+    if read is not None:
+        return read
     # parseLegacyRecordFallback: one JSON document.
     try:
         doc = _parse(data)
@@ -640,8 +666,17 @@ class GeminiCliFormat:
     # -- reading --
 
     def load(self, data: bytes, path: str) -> Loaded:
-        r = _read_bytes(data)
-        return self._loaded(r, path, data)
+        return self._loaded(_read_bytes(data), path)
+
+    def load_path(self, path: str) -> Loaded:
+        with open(path, "rb") as f:
+            if _jsonl_head(f.read(_SNIFF)):
+                f.seek(0)
+                read = _read_jsonl(raw.decode("utf-8", errors="replace") for raw in f)
+                if read is not None:
+                    return self._loaded(read, path)
+            f.seek(0)
+            return self.load(f.read(), path)
 
     def looks_like(self, objs: list[Any]) -> bool:
         """Whether parsed objects look like a session file's lines (for the hint an
@@ -658,7 +693,7 @@ class GeminiCliFormat:
             raise InvalidHistory(str(e)) from None
         return [_wire(t) for t in r.turns]
 
-    def _loaded(self, r: _Read, path: str, data: bytes) -> Loaded:
+    def _loaded(self, r: _Read, path: str) -> Loaded:
         model = _last_model(r.records) if r.records else None
         provider = "vertex" if r.auth == "vertex-ai" else "gemini"
         label = {"jsonl": "session", "json": "legacy session", "checkpoint": "checkpoint"}[r.kind]

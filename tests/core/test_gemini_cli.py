@@ -558,3 +558,37 @@ def test_map_names_each_turn_with_its_line(
     assert "break at messages.3: [gemini.missing_response]" in out
     assert "repair would: appended a copy of line 6: cancelled read_file" in out
     assert "(the next prompt)" not in out  # the stand-in is judged, not drawn
+
+
+def test_load_path_streams_to_the_same_result(tmp_path: Path) -> None:
+    for data, name in [
+        (M.mid_history(), "session-2026-01-01T00-00-abcdef12.jsonl"),
+        (M.legacy_document(M.mid_history()), "session-2025-01-01T00-00-abcdef12.json"),
+        (M.checkpoint(_checkpoint_history()), "checkpoint-t.json"),
+    ]:
+        p = tmp_path / name
+        p.write_bytes(data)
+        a, b = F.load(data, str(p)), F.load_path(str(p))
+        assert (a.messages, a.where, a.lines, a.described) == (
+            b.messages,
+            b.where,
+            b.lines,
+            b.described,
+        )
+
+
+def test_a_line_holding_u2028_stays_one_line() -> None:
+    """JSON.stringify keeps U+2028 raw; the CLI splits lines at newlines only."""
+    base = M.lines(M.PARALLEL.read_bytes())[:1]
+    rec = {"id": "u1", "type": "user", "content": [{"text": "a\u2028b\u0085c"}]}
+    loaded = load(b"\n".join([*base, M.js(rec)]) + b"\n")
+    assert loaded.messages[1]["parts"] == [{"text": "a\u2028b\u0085c"}]
+    assert loaded.lines[1] == 2
+
+
+def test_the_library_judges_parsed_lines_with_format_gemini_cli() -> None:
+    data = M.mid_history()
+    got = toolpair.validate(M.objs(data), "gemini", format="gemini-cli")
+    assert [(v.code, v.index) for v in got] == [(v.code, v.index) for v in judged(load(data))]
+    fixed = toolpair.repair(M.objs(data), "gemini", format="gemini-cli")
+    assert toolpair.validate(fixed.messages, "gemini", format="gemini") == []
