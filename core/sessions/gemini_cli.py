@@ -776,7 +776,7 @@ class GeminiCliFormat:
         changes += [f"unrepaired: {v.code} at {after.where[v.index]}: {v.message}" for v in left]
         return Plan(changes, new_data, fixes)
 
-    def _plan_checkpoint(self, loaded: Loaded, data: bytes, model: str | None) -> Plan:
+    def _plan_checkpoint(self, loaded: Loaded, data: bytes, model: str | None) -> Plan | None:
         doc = loaded.state.document
         history = list(_checkpoint_history(doc) or [])
         changes: list[str] = []
