@@ -141,7 +141,12 @@ def main() -> None:
         proc = subprocess.run([*cmd, "--json", "--no-progress"], capture_output=True, text=True)
         wall = time.perf_counter() - t0
         if proc.returncode in (0, 1) and proc.stdout.strip().startswith("{"):
-            print(f"toolpair scan --agent {args.agent}: {files / wall:.0f} files/s, {wall:.2f}s")
+            report = json.loads(proc.stdout)
+            assert report["scanned"] == files and len(report["broken"]) == broken, report
+            print(
+                f"toolpair scan --agent {args.agent}: {files / wall:.0f} files/s, "
+                f"{size / 1e6 / wall:.1f} MB/s, {wall:.2f}s wall (its own worker processes)"
+            )
         else:
             print(
                 f"toolpair scan --agent {args.agent}: not available here ({proc.stderr[-200:]!r})"
