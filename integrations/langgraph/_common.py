@@ -11,6 +11,7 @@ from langchain_core.messages import BaseMessage
 
 import toolpair
 from toolpair import Policy, Repaired, Violation
+from toolpair.integrations._hosts import DEEPSEEK
 from toolpair.integrations._langchain_messages import (
     ProviderLike,
     as_messages,
@@ -22,7 +23,7 @@ from toolpair.integrations.langchain import LangChainCodec, codec_for, model_for
 __all__ = ["ProviderLike", "host_for", "model_id", "repair_list", "rules_for", "validate_list"]
 
 #: The host profiles `host_for` names: where a host's rules differ from its API's.
-_HOSTS = frozenset({"vertex", "deepseek", "deepseek-responses"})
+_HOSTS = frozenset({"vertex", *DEEPSEEK.values()})
 
 
 def model_id(model: ProviderLike) -> str | None:
