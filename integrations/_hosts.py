@@ -70,10 +70,21 @@ def host_of(url: object) -> str:
         return ""
 
 
+#: Domains whose regional hosts are ``<region>-<domain>`` rather than subdomains
+#: (``us-central1-aiplatform.googleapis.com``).
+_REGIONAL = frozenset({"aiplatform.googleapis.com"})
+
+
 def at_domain(url: object, domain: str) -> bool:
-    """Whether ``url``'s host is ``domain`` or one of its subdomains."""
+    """Whether ``url``'s host is ``domain``, one of its subdomains, or (for Vertex) one
+    of its regional hosts."""
     host = host_of(url)
-    return host == domain or host.endswith("." + domain)
+    if host == domain or host.endswith("." + domain):
+        return True
+    if domain in _REGIONAL and host.endswith("-" + domain):
+        region = host[: -len(domain) - 1]
+        return bool(region) and "." not in region
+    return False
 
 
 def at_deepseek(url: object) -> bool:

@@ -70,6 +70,10 @@ def test_at_deepseek_is_deepseek_s_own_domain_only(url: object, on_deepseek: boo
         ("https://api.deepseek.com", "deepseek", "deepseek-responses"),
         ("https://generativelanguage.googleapis.com/v1beta/openai/", "gemini", "portable"),
         ("https://aiplatform.googleapis.com/v1", "vertex", "portable"),
+        # Vertex's regional endpoints put the region before the name, not as a subdomain.
+        ("https://us-central1-aiplatform.googleapis.com/v1beta1", "vertex", "portable"),
+        ("https://europe-west4-aiplatform.googleapis.com", "vertex", "portable"),
+        ("https://notaiplatform.googleapis.com", None, None),
         ("https://api.anthropic.com/v1/", "anthropic", "portable"),
         ("https://api.mistral.ai/v1", "mistral", "portable"),
         ("https://api.openai.com/v1", "openai", "openai-responses"),
