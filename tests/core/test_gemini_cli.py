@@ -56,7 +56,9 @@ def repaired(
     reads back as planned, keeps every real response, and a second repair finds nothing."""
     before = F.load(data, name)
     assert judged(before), "the broken fixture must be judged broken"
+    kept = json.dumps([before.messages, before.where], sort_keys=True)
     plan = F.plan(before, data, None)
+    assert json.dumps([before.messages, before.where], sort_keys=True) == kept, "input mutated"
     assert plan is not None and plan.fixes >= 1, plan
     after = F.load(plan.data, name)
     assert judged(after) == []
@@ -592,3 +594,26 @@ def test_the_library_judges_parsed_lines_with_format_gemini_cli() -> None:
     assert [(v.code, v.index) for v in got] == [(v.code, v.index) for v in judged(load(data))]
     fixed = toolpair.repair(M.objs(data), "gemini", format="gemini-cli")
     assert toolpair.validate(fixed.messages, "gemini", format="gemini") == []
+
+
+def test_verify_refuses_a_file_that_would_read_otherwise() -> None:
+    data = M.mid_history()
+    before = load(data)
+    plan = F.plan(before, data, None)
+    assert plan is not None
+    objs = M.objs(plan.data)
+    # A real result edited, a record dropped, the order changed: each is refused.
+    edited = [dict(o) for o in objs]
+    last = max(i for i, o in enumerate(edited) if o.get("type") == "gemini" and o.get("content"))
+    edited[last] = {**edited[last], "content": "something else"}
+    text = b"".join(M.js(o) + b"\n" for o in edited)
+    assert (
+        F.verify(before, load(text)) == f"line {last + 1} would change beyond its unanswered calls"
+    )
+    dropped = data + M.js({"$rewindTo": objs[-1]["id"]}) + b"\n"
+    assert (
+        F.verify(before, load(dropped)) == "the records would come back in another order or number"
+    )
+    assert F.verify(before, load(M.legacy_document(data), "s.json")) == (
+        "the file would read as a json, not a jsonl"
+    )

@@ -27,6 +27,12 @@ def cli_js() -> str | None:
     return js if js and Path(js).is_file() else None
 
 
+def version(js: str) -> tuple[int, ...]:
+    """The CLI's version, from the package.json beside its bundle."""
+    meta = json.loads((Path(js).parents[1] / "package.json").read_text())
+    return tuple(int(x) for x in meta["version"].split("-")[0].split("."))
+
+
 def prepare(home: Path, project: Path) -> None:
     (home / ".gemini").mkdir(parents=True, exist_ok=True)
     (home / ".gemini" / "settings.json").write_text(json.dumps(SETTINGS))

@@ -84,6 +84,11 @@ BREAKS: dict[str, Callable[[], bytes]] = {
 
 @pytest.mark.parametrize("name", list(BREAKS))
 def test_repaired_session_resumes_clean(name: str, place: tuple[Path, Path, Path]) -> None:
+    assert JS is not None
+    if name == "set-messages" and driver.version(JS) < (0, 44):
+        # Before 0.44 the CLI wrote no $set.messages, and read the last one whole,
+        # ignoring records after it: its files never hold this case.
+        pytest.skip("$set.messages checkpoints come from Gemini CLI 0.44 and later")
     home, project, chats = place
     broken = BREAKS[name]()
     session = chats / M.PARALLEL.name
