@@ -752,15 +752,29 @@ class GeminiCliFormat:
             if done:
                 fixed[key] = new
                 changes.append(f"{src.label}: cancelled {', '.join(done)}")
-        if not fixed:
-            # What is left (a response turn the CLI doubled, an orphan response) has no
-            # edit this format allows: the commands report the violations themselves.
+        doubled = _doubled(st.records) if st.kind == "jsonl" else set()
+        if not fixed and not doubled:
+            # What is left (an orphan response, a partly doubled turn) has no edit this
+            # format allows: the commands report the violations themselves.
             return None
-        if st.kind == "jsonl":
+        if st.kind == "jsonl" and doubled:
+            # The records a CLI of 0.44 to 0.61 replays twice (google-gemini/gemini-cli
+            # #29365) cannot be taken back by a record copy: one $set.messages line, the
+            # CLI's own checkpoint, lists every record once, the doubled ones left out.
+            keep = [fixed.get(id(r), r.obj) for r in st.records if r.obj.get("id") not in doubled]
+            tail = b"" if data.endswith(b"\n") or not data else b"\n"
+            new_data = data + tail + (_js_json({"$set": {"messages": keep}}) + "\n").encode()
+            gone = [r.label for r in st.records if r.obj.get("id") in doubled]
+            changes = [f"in a $set.messages checkpoint appended: {c}" for c in changes]
+            changes.append(
+                "in a $set.messages checkpoint appended: left out "
+                f"{len(gone)} record(s) repeating responses the turn already holds "
+                f"({', '.join(gone)})"
+            )
+        elif st.kind == "jsonl":
             tail = b"" if data.endswith(b"\n") or not data else b"\n"
             added = "".join(_js_json(new) + "\n" for new in fixed.values()).encode()
             new_data = data + tail + added
-            assert new_data.startswith(data)
             changes = [f"appended a copy of {c}" for c in changes]
         else:
             doc = copy.deepcopy(st.document)
@@ -770,6 +784,7 @@ class GeminiCliFormat:
                     msgs[src.pos] = fixed[id(src)]
             new_data = _js_pretty(doc).encode() + (b"\n" if data.endswith(b"\n") else b"")
             changes = [f"rewrote {c}" for c in changes]
+        assert st.kind != "jsonl" or new_data.startswith(data)
         fixes = len(changes)
         after = self.load(new_data, loaded.path)
         left = toolpair.validate(after.messages, after.provider, model=m, format="gemini")
@@ -826,14 +841,83 @@ class GeminiCliFormat:
             return f"the file would read as a {a.kind}, not a {b.kind}"
         if b.kind == "checkpoint":
             return _checkpoint_kept(b.document, a.document)
-        ids_b = [r.obj.get("id") for r in b.records]
+        doubled = _doubled(b.records) if b.kind == "jsonl" else set()
         ids_a = [r.obj.get("id") for r in a.records]
-        if ids_b != ids_a:
+        kept = [r for r in b.records if r.obj.get("id") not in doubled]
+        if ids_a == [r.obj.get("id") for r in b.records]:
+            kept = b.records
+        elif ids_a != [r.obj.get("id") for r in kept]:
             return "the records would come back in another order or number"
-        for rb, ra in zip(b.records, a.records, strict=True):
+        for rb, ra in zip(kept, a.records, strict=True):
             if rb.obj != ra.obj and not _same_but_repaired(rb.obj, ra.obj):
                 return f"{rb.label} would change beyond its unanswered calls"
         return None
+
+
+def _yielded(rec: dict[str, Any]) -> list[Any]:
+    """The function responses a record puts in the history: a user record's own parts,
+    a gemini record's tool-call results."""
+    if rec.get("type") == "user":
+        return [
+            p["functionResponse"]
+            for p in _parts(rec.get("content"))
+            if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)
+        ]
+    out = []
+    for tc in _list(rec.get("toolCalls")):
+        if isinstance(tc, dict) and isinstance(tc.get("result"), list):
+            out += [
+                p["functionResponse"]
+                for p in tc["result"]
+                if isinstance(p, dict) and isinstance(p.get("functionResponse"), dict)
+            ]
+    return out
+
+
+def _doubled(records: Sequence[_Record]) -> set[str]:
+    """The ids of user records holding nothing but responses the history already holds
+    for the same call turn (same id, same response): from 0.44 the CLI records each
+    batch's responses in the call record and again as a user record, and from its first
+    resume also persists the response turn it rebuilt, all replayed on resume."""
+    out: set[str] = set()
+    seen: list[Any] = []
+    for r in records:
+        rec = r.obj
+        if rec.get("type") == "gemini" and _has_calls(rec):
+            seen = list(_yielded(rec))
+            continue
+        if rec.get("type") != "user":
+            continue
+        parts = _parts(rec.get("content"))
+        mine = _yielded(rec)
+        if not mine or len(mine) != len(parts):
+            seen += mine
+            continue
+        if all(any(_same_response(x, y) for y in seen) for x in mine):
+            out.add(str(rec.get("id")))
+        else:
+            seen += mine
+    return out
+
+
+def _has_calls(rec: dict[str, Any]) -> bool:
+    if _list(rec.get("toolCalls")):
+        return True
+    content = rec.get("content")
+    return any(
+        isinstance(p, dict) and p.get("functionCall") for p in (_parts(content) if content else [])
+    )
+
+
+def _same_response(a: Any, b: Any) -> bool:
+    return (
+        isinstance(a, dict)
+        and isinstance(b, dict)
+        and a.get("id") is not None
+        and a.get("id") == b.get("id")
+        and a.get("name") == b.get("name")
+        and a.get("response") == b.get("response")
+    )
 
 
 def _same_but_repaired(before: dict[str, Any], after: dict[str, Any]) -> bool:

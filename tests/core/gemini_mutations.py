@@ -111,3 +111,11 @@ def legacy_document(data: bytes) -> bytes:
 def checkpoint(history: list[Any], auth: str = "gemini-api-key") -> bytes:
     """``/chat save``: ``JSON.stringify({history, authType}, null, 2)``."""
     return json.dumps({"history": history, "authType": auth}, indent=2, ensure_ascii=False).encode()
+
+
+def first_run(data: bytes) -> bytes:
+    """The file as its first run left it: the lines before a resume's metadata line."""
+    ls = lines(data)
+    starts = [i for i, o in enumerate(objs(data)) if "sessionId" in o and "projectHash" in o]
+    end = starts[1] if len(starts) > 1 else len(ls)
+    return b"\n".join(ls[:end]) + b"\n"

@@ -132,19 +132,30 @@ def test_killed_session_loses_the_call_without_breaking() -> None:
     assert judged(loaded) == []
 
 
-def test_cli_0_44_doubled_responses_are_reported_not_repaired() -> None:
-    """From 0.44 the CLI records each batch's responses twice (as the call record's
-    results and as a user record); on resume it sends both. toolpair reports the second
-    turn (G1), and an append cannot take a record back, so nothing is written."""
-    data = M.DOUBLING.read_bytes()
+@pytest.mark.parametrize("resumed", [False, True], ids=["first-run", "resumed"])
+def test_cli_0_44_doubled_responses_are_left_out_in_a_checkpoint(resumed: bool) -> None:
+    """From 0.44 the CLI records each batch's responses twice (the call record's results
+    and a user record of the same parts) and sends both on resume; the resume also
+    persists the turn it rebuilt (google-gemini/gemini-cli#29365). Repair appends one
+    ``$set.messages`` checkpoint listing every record once."""
+    data = M.DOUBLING.read_bytes() if resumed else M.first_run(M.DOUBLING.read_bytes())
     loaded = F.load(data, str(M.DOUBLING))
     v = judged(loaded)
     assert [(x.code, x.index) for x in v] == [("gemini.unexpected_response", 4)]
     assert v[0].message == (
         "Please ensure that function response turn comes immediately after a function call turn."
     )
-    assert loaded.where[4] == "line 15 $set.messages[4]"
-    assert F.plan(loaded, data, None) is None
+    assert loaded.where[4] == ("line 15 $set.messages[4]" if resumed else "line 8")
+    after, new, changes = repaired(data)
+    added = json.loads(new[len(data) :])
+    assert list(added) == ["$set"] and list(added["$set"]) == ["messages"]
+    assert len(added["$set"]["messages"]) == len(loaded.state.records) - 1
+    assert changes[-1].startswith("in a $set.messages checkpoint appended: left out 1 record(s)")
+    # The one response turn that is left holds each response once, as it was.
+    assert after.messages[3] == loaded.messages[3]
+    assert [m["role"] for m in after.messages].count("user") == [
+        m["role"] for m in loaded.messages
+    ].count("user") - 1
 
 
 # -- each break, repaired -----------------------------------------------------------
@@ -408,9 +419,19 @@ def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str
 
 
 def partly_repairable() -> bytes:
-    """The 0.61 file (a doubled response turn, unrepairable) with a later batch left
-    unanswered (repairable)."""
+    """A response to a call nobody made (unrepairable: repair never drops a result)
+    and, after it, a batch left unanswered (repairable)."""
     tail = [
+        M.js(
+            {
+                "id": "u-orphan",
+                "timestamp": "t",
+                "type": "user",
+                "content": [
+                    {"functionResponse": {"id": "nobody", "name": "x", "response": {"o": 1}}}
+                ],
+            }
+        ),
         M.js({"id": "u-more", "timestamp": "t", "type": "user", "content": [{"text": "More."}]}),
         M.js(
             {
@@ -425,7 +446,7 @@ def partly_repairable() -> bytes:
             }
         ),
     ]
-    return M.DOUBLING.read_bytes() + b"\n".join(tail) + b"\n"
+    return M.PARALLEL.read_bytes() + b"\n".join(tail) + b"\n"
 
 
 def test_check_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -492,13 +513,13 @@ def test_a_partial_repair_is_not_written_in_place_unless_allowed(
     assert code == 1
     assert p.read_bytes() == data and not p.with_name(p.name + ".bak").exists()
     assert "1 fix, 1 violation left; not written" in err
-    assert "left: messages.4: [gemini.unexpected_response]" in err
+    assert "left: messages.9: [gemini.unexpected_response]" in err
     code, _, err = run(capsys, "repair", p, "--in-place", "--allow-partial")
     assert code == 1 and "1 fix, 1 violation left; written in place" in err
     assert p.read_bytes().startswith(data)
     code, out, _ = run(capsys, "check", "--json", p)
     assert code == 1
-    assert [(v["code"], v["index"]) for v in json.loads(out)] == [("gemini.unexpected_response", 4)]
+    assert [(v["code"], v["index"]) for v in json.loads(out)] == [("gemini.unexpected_response", 9)]
     code, _, err = run(capsys, "repair", p, "--in-place", "--allow-partial")
     assert code == 1 and "nothing toolpair can repair; not written" in err
 

@@ -109,16 +109,41 @@ def test_repaired_session_resumes_clean(name: str, place: tuple[Path, Path, Path
     _same_calls_and_results(broken, plan.data, after[0]["contents"])
 
 
-def _same_calls_and_results(broken: bytes, fixed: bytes, sent: list[Any]) -> None:
+def _same_calls_and_results(
+    broken: bytes, fixed: bytes, sent: list[Any], cancelled: bool = True
+) -> None:
     """The file's own results reach the model, the repaired calls answer as cancelled,
     and the calls and responses sent are exactly those toolpair read from the file."""
     real = _parts(F.load(broken, "x.jsonl").messages, "functionResponse")
     got = _parts(sent, "functionResponse")
     assert all(r in got for r in real)
-    assert any(CANCELLED in r for r in got)
+    assert any(CANCELLED in r for r in got) == cancelled
     judged = F.load(fixed, "x.jsonl").messages
     assert got == _parts(judged, "functionResponse")
     assert _parts(sent, "functionCall") == _parts(judged, "functionCall")
+
+
+@pytest.mark.parametrize("resumed", [False, True], ids=["first-run", "resumed"])
+def test_doubled_responses_resume_clean(resumed: bool, place: tuple[Path, Path, Path]) -> None:
+    """A session 0.61 wrote: each tool response recorded twice, sent twice on resume
+    (google-gemini/gemini-cli#29365); after repair every response goes once."""
+    assert JS is not None
+    if driver.version(JS) < (0, 44):
+        pytest.skip("a file of Gemini CLI 0.61, resumed by a CLI before 0.44")
+    home, project, chats = place
+    real = M.DOUBLING.read_bytes()
+    data = real if resumed else M.first_run(real)
+    session = chats / M.DOUBLING.name
+    session.write_bytes(data)
+    before = _resume(home, project)
+    assert before and _verdicts(before)[0], "the doubled turn reaches the wire"
+    session.write_bytes(data)
+    plan = F.plan(F.load(data, str(session)), data, None)
+    assert plan is not None and plan.data.startswith(data)
+    session.write_bytes(plan.data)
+    after = _resume(home, project)
+    assert after and _verdicts(after) == [[] for _ in after]
+    _same_calls_and_results(data, plan.data, after[0]["contents"], cancelled=False)
 
 
 def test_legacy_json_session_resumes_clean(place: tuple[Path, Path, Path]) -> None:
