@@ -57,14 +57,23 @@ def _parse(text: str | bytes) -> Any:
     return _DECODER.decode(text)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape_lone(text: str) -> str:
+    # JSON.stringify writes a lone surrogate as an escape (it cannot be UTF-8); Python
+    # would keep it raw and fail to encode the line.
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _js_json(obj: Any) -> str:
     """``JSON.stringify(obj)``: compact, non-ASCII kept as it is."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return _escape_lone(json.dumps(obj, separators=(",", ":"), ensure_ascii=False))
 
 
 def _js_pretty(obj: Any) -> str:
     """``JSON.stringify(obj, null, 2)``."""
-    return json.dumps(obj, indent=2, ensure_ascii=False)
+    return _escape_lone(json.dumps(obj, indent=2, ensure_ascii=False))
 
 
 def _list(v: Any) -> list[Any]:

@@ -638,3 +638,20 @@ def test_verify_refuses_a_file_that_would_read_otherwise() -> None:
     assert F.verify(before, load(M.legacy_document(data), "s.json")) == (
         "the file would read as a json, not a jsonl"
     )
+
+
+def test_a_lone_surrogate_is_written_as_json_stringify_writes_it() -> None:
+    """A record holding a lone surrogate (valid JSON, not UTF-8) is copied with it
+    escaped, as JSON.stringify escapes it, so the appended line is UTF-8."""
+    data = M.dangling_end()
+    last = M.objs(data)[-1]
+    last["toolCalls"][0]["args"] = {"command": "echo \ud800"}
+    ls = M.lines(data)
+    ls[-1] = json.dumps(last, separators=(",", ":")).encode()  # ASCII: the escape kept
+    data = b"\n".join(ls) + b"\n"
+    assert b"echo \\ud800" in data
+    _after, new, _ = repaired(data)
+    added = new[len(data) :]
+    added.decode("utf-8")
+    assert b'"echo \\ud800"' in added
+    assert json.loads(added)["toolCalls"][0]["args"] == {"command": "echo \ud800"}
