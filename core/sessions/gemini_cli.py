@@ -893,8 +893,11 @@ def _doubled(records: Sequence[_Record]) -> set[str]:
     seen: list[Any] = []
     for r in records:
         rec = r.obj
-        if rec.get("type") == "gemini" and _has_calls(rec):
-            seen = list(_yielded(rec))
+        if rec.get("type") == "gemini":
+            # Each model turn starts a new response turn; a record the CLI leaves out
+            # (no content, no calls) does not.
+            if _has_calls(rec) or rec.get("content") or rec.get("thoughts"):
+                seen = list(_yielded(rec))
             continue
         if rec.get("type") != "user":
             continue

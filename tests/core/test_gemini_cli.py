@@ -655,3 +655,16 @@ def test_a_lone_surrogate_is_written_as_json_stringify_writes_it() -> None:
     added.decode("utf-8")
     assert b'"echo \\ud800"' in added
     assert json.loads(added)["toolCalls"][0]["args"] == {"command": "echo \ud800"}
+
+
+def test_a_repeated_response_after_another_model_turn_is_never_dropped() -> None:
+    """Only a repeat inside the response turn of its call is the CLI's doubling; a copy
+    further on is an orphan response, reported and kept."""
+    data = M.PARALLEL.read_bytes()
+    first = M.objs(data)[M.tool_lines(data)[0]]
+    parts = [p for tc in first["toolCalls"] for p in tc["result"]]
+    rec = {"id": "late", "timestamp": "t", "type": "user", "content": parts}
+    data += M.js(rec) + b"\n"
+    loaded = load(data)
+    assert [v.code for v in judged(loaded)] == ["gemini.unexpected_response"]
+    assert F.plan(loaded, data, None) is None
