@@ -13,8 +13,8 @@ of the results its tool calls hold; a call without a result yields nothing, whic
 A repair appends (the CLI's own update path): one full copy of each broken record under
 its id, each unanswered call given status ``cancelled`` and an error response; where
 the CLI recorded responses twice (0.44 to 0.61), one ``$set.messages`` checkpoint listing
-every record once. Earlier bytes are never touched. Legacy documents and checkpoints are rewritten whole, in the
-layout the CLI writes them (``JSON.stringify(value, null, 2)``).
+every record once. Earlier bytes are never touched. Legacy documents and checkpoints are
+rewritten whole, in the layout the CLI writes them (``JSON.stringify(value, null, 2)``).
 """
 
 from __future__ import annotations
