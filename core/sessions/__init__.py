@@ -16,6 +16,7 @@ from toolpair.sessions._format import Loaded, Plan, SessionError, SessionFormat
 #: detection tries them.
 _MODULES = {
     "claude-code": "toolpair.sessions.claude_code",
+    "cline": "toolpair.sessions.cline",
 }
 
 
