@@ -149,7 +149,9 @@ class _Doc:
     item_indent: str
 
 
-def _scan_array(s: str, i: int, dec: json.JSONDecoder) -> tuple[list[Any], list[tuple[int, int]], int]:
+def _scan_array(
+    s: str, i: int, dec: json.JSONDecoder
+) -> tuple[list[Any], list[tuple[int, int]], int]:
     if i >= len(s) or s[i] != "[":
         raise SessionError("the message history is not a JSON array")
     items: list[Any] = []
@@ -274,7 +276,9 @@ def _roo_effective(stored: list[Any]) -> tuple[list[int], dict[int, list[Any]]]:
     those whose orphan results it filters out after a summary."""
     idx = list(range(len(stored)))
     trimmed: dict[int, list[Any]] = {}
-    summaries = [i for i, m in enumerate(stored) if isinstance(m, dict) and m.get("isSummary") is True]
+    summaries = [
+        i for i, m in enumerate(stored) if isinstance(m, dict) and m.get("isSummary") is True
+    ]
     markers = {
         m.get("truncationId")
         for m in stored
@@ -418,7 +422,7 @@ def _build(doc: _Doc, path: str) -> tuple[_State, list[Any], list[str], list[int
     if kind == "roo":
         sent, trimmed = _roo_effective(stored)
     elif kind == "cline" and path and (r := _deleted_range(path)) is not None and len(stored) > 2:
-        sent = [0, 1] + list(range(r[1] + 1, len(stored)))
+        sent = [0, 1, *list(range(r[1] + 1, len(stored)))]
     else:
         sent = list(range(len(stored)))
     hidden = sorted(set(range(len(stored))) - set(sent))
@@ -463,13 +467,18 @@ def _resume(
     prompt = {"type": "text", "text": NEXT_PROMPT}
     last = msgs[-1] if msgs else None
     last_stored = stored[sent[-1]] if sent else None
-    if kind == "roo" and last is not None and not (isinstance(last_stored, dict) and last_stored.get("isSummary")):
+    if (
+        kind == "roo"
+        and last is not None
+        and not (isinstance(last_stored, dict) and last_stored.get("isSummary"))
+    ):
         if last["role"] == "assistant":
             calls = _calls(last)
             content: list[Any] = [
-                {"type": "tool_result", "tool_use_id": c["id"], "content": ROO_INTERRUPTED} for c in calls
+                {"type": "tool_result", "tool_use_id": c["id"], "content": ROO_INTERRUPTED}
+                for c in calls
             ]
-            msgs.append({"role": "user", "content": _roo_fix_ids(content + [prompt], calls)})
+            msgs.append({"role": "user", "content": _roo_fix_ids([*content, prompt], calls)})
             where.append("the next prompt")
             lines.append(None)
             return
@@ -491,7 +500,7 @@ def _resume(
         return
     if last is not None and last["role"] == "user":
         # Cline pops the last user message and re-sends it with the resumption text.
-        msgs[-1] = {"role": "user", "content": _blocks(last) + [prompt]}
+        msgs[-1] = {"role": "user", "content": [*_blocks(last), prompt]}
         where[-1] += " + the next prompt"
         return
     msgs.append({"role": "user", "content": [prompt]})
@@ -502,8 +511,9 @@ def _resume(
 def _model(doc: _Doc, path: str) -> str | None:
     for m in reversed(doc.stored):
         info = m.get("modelInfo") if isinstance(m, dict) else None
-        if isinstance(info, dict) and isinstance(info.get("id"), str):
-            return info["id"]
+        mid = info.get("id") if isinstance(info, dict) else None
+        if isinstance(mid, str):
+            return mid
     if doc.sdk is not None:
         return None
     try:
@@ -554,7 +564,9 @@ def _fixed_user(
             out.append(_error_result(cid, text))
             notes.append(f"added an error result for {cid}")
     new = out + rest
-    if not any(n.startswith("added") for n in notes) and [id(b) for b in new] != [id(b) for b in content]:
+    if not any(n.startswith("added") for n in notes) and [id(b) for b in new] != [
+        id(b) for b in content
+    ]:
         notes.append("moved the results first, in call order")
     return new, notes
 
@@ -622,14 +634,15 @@ class ClineFormat:
         )
 
     def history(self, obj: Any) -> list[Any]:
-        if isinstance(obj, dict) and isinstance(obj.get("messages"), list):
-            text = json.dumps(obj)
-        elif isinstance(obj, list):
-            text = json.dumps(obj)
+        if isinstance(obj, list):
+            stored, sdk = obj, None
+        elif isinstance(obj, dict) and isinstance(obj.get("messages"), list):
+            stored, sdk = obj["messages"], {k: v for k, v in obj.items() if k != "messages"}
         else:
             raise InvalidHistory("a Cline history is a JSON array or an SDK session document")
+        doc = _Doc("", stored, [(0, 0)] * len(stored), 0, sdk, "", "")
         try:
-            _state, msgs, _w, _l = _build(_parse(text.encode()), "")
+            _state, msgs, _where, _lines = _build(doc, "")
         except SessionError as e:
             raise InvalidHistory(str(e)) from None
         return msgs

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import toolpair
-from toolpair.sessions import Loaded, SessionError, get_format, names
+from toolpair.sessions import Loaded, SessionError, cline, get_format, names
 
 DATA = Path(__file__).parent / "data" / "cline"
 CLINE_TASK = DATA / "saoudrizwan.claude-dev" / "tasks" / "1783376868634"
@@ -150,7 +151,7 @@ def test_real_tasks_read_and_valid(
 def test_where_and_lines_name_the_stored_message() -> None:
     loaded, _ = load(SDK)
     text = SDK.read_text().splitlines()
-    for w, line in zip(loaded.where[:-1], loaded.lines[:-1], strict=True):
+    for _w, line in zip(loaded.where[:-1], loaded.lines[:-1], strict=True):
         assert line is not None
         assert text[line - 1].strip() == "{"
         assert text[line].strip().startswith('"id"')
@@ -162,7 +163,7 @@ def test_where_and_lines_name_the_stored_message() -> None:
 def test_roo_condense_hides_the_replaced_messages() -> None:
     loaded, _ = load(ROO_CONDENSED / TASK)
     assert loaded.where[0] == "messages[10]"
-    assert "10 messages hidden by a condense or truncation (messages[0-9])" == loaded.skipped
+    assert loaded.skipped == "10 messages hidden by a condense or truncation (messages[0-9])"
     assert loaded.messages[0]["content"][0]["text"].startswith("## Conversation summary")
 
 
@@ -198,9 +199,8 @@ def test_session_files_skip_backups_and_temp(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.skipif(sys.platform in ("win32", "darwin"), reason="the Linux folders")
 def test_default_roots_cover_every_variant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolpair.sessions import cline
-
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
     monkeypatch.delenv("CLINE_DIR", raising=False)
@@ -210,9 +210,16 @@ def test_default_roots_cover_every_variant(tmp_path: Path, monkeypatch: pytest.M
     for ext in cline.EXTENSIONS:
         assert any(r.parent.name == ext for r in roots)
     assert tmp_path / ".cline" / "data" / "sessions" in roots
-    assert tmp_path / ".vscode-server" / "data" / "User" / "globalStorage" / (
-        "rooveterinaryinc.roo-cline"
-    ) / "tasks" in roots
+    assert (
+        tmp_path
+        / ".vscode-server"
+        / "data"
+        / "User"
+        / "globalStorage"
+        / ("rooveterinaryinc.roo-cline")
+        / "tasks"
+        in roots
+    )
     assert F.default_roots() == []
     made = tmp_path / ".config" / "Cursor" / "User" / "globalStorage" / "kilocode.kilo-code"
     (made / "tasks").mkdir(parents=True)
@@ -231,7 +238,7 @@ def drop_last_result(history: list[Any]) -> None:
 
 
 def test_cline_dangling_call_at_the_end(tmp_path: Path) -> None:
-    path, data = broken(tmp_path, CLINE_TASK, "saoudrizwan.claude-dev", drop_last_result)
+    path, _data = broken(tmp_path, CLINE_TASK, "saoudrizwan.claude-dev", drop_last_result)
     before, _ = load(path)
     vs = judge(before)
     assert len(vs) == 1 and vs[0].index == len(before.messages) - 2
@@ -275,7 +282,7 @@ def test_roo_parallel_result_missing_mid_history(tmp_path: Path) -> None:
     before, _ = load(path)
     vs = judge(before)
     assert [(v.code, v.index) for v in vs] == [("anthropic.missing_result", 13)]
-    b, after, old, new, plan = repaired(path)
+    b, after, old, new, _plan = repaired(path)
     assert judge(after) == []
     assert b.state.edited == {14}
     untouched_identical(old, new, {14})
@@ -353,9 +360,9 @@ def test_orphan_and_duplicate_results(tmp_path: Path) -> None:
     assert any("duplicate result" in c for c in plan.changes)
     assert "messages[6]: dropped results that answer no call" in plan.changes
     untouched_identical(old, new, {4, 6})
-    assert json.loads(new)[6]["content"] == json.loads((CLINE_TASK / TASK).read_bytes())[6][
-        "content"
-    ]
+    assert (
+        json.loads(new)[6]["content"] == json.loads((CLINE_TASK / TASK).read_bytes())[6]["content"]
+    )
     companions_same(path.parent, CLINE_TASK)
 
 
@@ -386,13 +393,15 @@ def truncated_call_kept_result(history: list[Any]) -> None:
 
 
 def test_roo_truncation_orphans_a_result(tmp_path: Path) -> None:
-    path, _data = broken(tmp_path, ROO_TASK, "rooveterinaryinc.roo-cline", truncated_call_kept_result)
+    path, _data = broken(
+        tmp_path, ROO_TASK, "rooveterinaryinc.roo-cline", truncated_call_kept_result
+    )
     before, _ = load(path)
     assert before.where[:3] == ["messages[0]", "messages[14]", "messages[15]"]
     assert "13 messages hidden" in before.skipped
     vs = judge(before)
     assert vs and vs[0].index == 2
-    b, after, old, new, plan = repaired(path)
+    _b, after, old, new, plan = repaired(path)
     assert plan.changes == ["messages[15]: dropped results that answer no call"]
     assert judge(after) == []
     untouched_identical(old, new, {15})
@@ -411,7 +420,7 @@ def test_sdk_session_repair_keeps_its_layout(tmp_path: Path) -> None:
     path.write_bytes(data)
     before, _ = load(path)
     assert [v.index for v in judge(before)] == [11]
-    b, after, old, new, plan = repaired(path)
+    _b, after, _old, new, _plan = repaired(path)
     assert judge(after) == []
     got = json.loads(new)
     assert got["messages"][12]["content"][0]["tool_use_id"] == lost
@@ -430,7 +439,7 @@ def test_cline_truncation_range_is_read(tmp_path: Path) -> None:
     index.write_bytes(compact(items))
     loaded, _ = load(task / TASK)
     assert loaded.where[:3] == ["messages[0]", "messages[1]", "messages[10]"]
-    assert "8 messages hidden by Cline's truncation (messages[2-9])" == loaded.skipped
+    assert loaded.skipped == "8 messages hidden by Cline's truncation (messages[2-9])"
     assert judge(loaded) == []
 
 
@@ -456,3 +465,70 @@ def test_lock_refuses(tmp_path: Path) -> None:
 def test_bad_files_are_clear_errors(data: bytes, message: str) -> None:
     with pytest.raises(SessionError, match=message):
         F.load(data, "api_conversation_history.json")
+
+
+@pytest.mark.parametrize(
+    ("src", "storage", "edit"),
+    [
+        (CLINE_TASK, "saoudrizwan.claude-dev", drop_last_result),
+        (ROO_TASK, "rooveterinaryinc.roo-cline", one_parallel_result_lost_mid_task),
+        (ROO_TASK, "rooveterinaryinc.roo-cline", results_after_text),
+        (ROO_TASK, "rooveterinaryinc.roo-cline", roo_interrupted_with_last_user_message),
+        (CLINE_TASK, "saoudrizwan.claude-dev", orphan_and_duplicate),
+        (ROO_TASK, "rooveterinaryinc.roo-cline", truncated_call_kept_result),
+        (ROO_TASK, "zoocodeorganization.zoo-code", one_parallel_result_lost_mid_task),
+    ],
+    ids=lambda v: getattr(v, "__name__", "") or str(getattr(v, "name", v))[:12],
+)
+def test_every_repair_is_pure_idempotent_and_keeps_every_real_result(
+    tmp_path: Path, src: Path, storage: str, edit: Any
+) -> None:
+    path, data = broken(tmp_path, src, storage, edit)
+    before, _ = load(path)
+    agent = next(a for k, a in cline.EXTENSIONS.items() if k == storage)
+    assert f"({agent})" in before.described
+    stored = json.loads(data)
+    plan = F.plan(before, data, None)
+    assert plan is not None
+    assert before.state.doc.stored == stored  # the input is never mutated
+    after = F.load(plan.data, str(path))
+    assert judge(after) == [] and F.verify(before, after) is None
+    assert F.plan(after, plan.data, None) is None
+    new = json.loads(plan.data)
+    for i, old in enumerate(stored):
+        # Every message keeps its place and every key but its content; every result it
+        # held that answers a call of the message before is still there.
+        assert {k: v for k, v in new[i].items() if k != "content"} == {
+            k: v for k, v in old.items() if k != "content"
+        }
+        prev = (
+            {c for c in calls_of(stored[i - 1])}
+            if i and stored[i - 1]["role"] == "assistant"
+            else set()
+        )
+        kept = [
+            b for b in old["content"] if b.get("type") == "tool_result" and b["tool_use_id"] in prev
+        ]
+        for b in kept:
+            assert b in new[i]["content"]
+
+
+@pytest.mark.parametrize(
+    ("platform", "base"),
+    [
+        ("darwin", ("Library", "Application Support")),
+        ("win32", ("Roaming",)),
+        ("linux", (".config",)),
+    ],
+)
+def test_editor_folders_per_os(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, platform: str, base: tuple[str, ...]
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setattr(sys, "platform", platform)
+    roots = cline.candidate_roots()
+    for editor in cline.EDITORS:
+        want = tmp_path.joinpath(*base, editor, "User", "globalStorage", "saoudrizwan.claude-dev")
+        assert want / "tasks" in roots
