@@ -535,6 +535,16 @@ def _error_result(call_id: str, text: str) -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": call_id, "is_error": True, "content": text}
 
 
+def _as_text(b: Any) -> Any:
+    """An orphan result as Roo itself keeps one whose call is hidden (Task.ts,
+    addToApiConversationHistory): a text block, so that nothing it said is lost."""
+    if not _is_result(b):
+        return b
+    c = b.get("content")
+    body = c if isinstance(c, str) else json.dumps(c, ensure_ascii=False, separators=(",", ":"))
+    return {"type": "text", "text": f"Tool result:\n{body}"}
+
+
 def _fixed_user(
     content: list[Any], calls: list[dict[str, Any]], text: str
 ) -> tuple[list[Any], list[str]]:
@@ -667,11 +677,17 @@ class ClineFormat:
                 seen = st.trimmed.get(i, c)
                 if any(_is_result(b) for b in seen):
                     # Results here answer no call of the message before: orphans.
-                    kept = [b for b in c if not _is_result(b)] or [
-                        {"type": "text", "text": "(a tool result without its call was removed)"}
-                    ]
-                    new[i] = {**m, "content": kept}
-                    changes.append(f"messages[{i}]: dropped results that answer no call")
+                    if st.kind == "roo":
+                        new[i] = {**m, "content": [_as_text(b) for b in c]}
+                        changes.append(
+                            f"messages[{i}]: results that answer no call turned into text"
+                        )
+                    else:
+                        kept = [b for b in c if not _is_result(b)] or [
+                            {"type": "text", "text": "(a tool result without its call was removed)"}
+                        ]
+                        new[i] = {**m, "content": kept}
+                        changes.append(f"messages[{i}]: dropped results that answer no call")
             calls = _calls(m)
             if not calls:
                 continue

@@ -402,12 +402,16 @@ def test_roo_truncation_orphans_a_result(tmp_path: Path) -> None:
     vs = judge(before)
     assert vs and vs[0].index == 2
     _b, after, old, new, plan = repaired(path)
-    assert plan.changes == ["messages[15]: dropped results that answer no call"]
+    assert plan.changes == ["messages[15]: results that answer no call turned into text"]
     assert judge(after) == []
     untouched_identical(old, new, {15})
-    fixed = json.loads(new)[15]
-    assert fixed["ts"] == json.loads(old)[15]["ts"]
-    assert all(b.get("type") != "tool_result" for b in fixed["content"])
+    was, fixed = json.loads(old)[15], json.loads(new)[15]
+    assert fixed["ts"] == was["ts"]
+    # As Roo keeps a result whose call is hidden: its words stay, as text.
+    assert [b["type"] for b in fixed["content"]] == ["text"] * len(was["content"])
+    for a, b in zip(was["content"], fixed["content"], strict=True):
+        body = a["content"] if isinstance(a["content"], str) else compact(a["content"]).decode()
+        assert b["text"] == f"Tool result:\n{body}"
 
 
 def test_sdk_session_repair_keeps_its_layout(tmp_path: Path) -> None:
