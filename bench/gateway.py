@@ -32,7 +32,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import histories as H
 
-from toolpair import proxy
+from toolpair.gateway import proxy
 
 logging.getLogger("toolpair").addHandler(logging.NullHandler())
 logging.getLogger("toolpair").propagate = False

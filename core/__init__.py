@@ -8,6 +8,7 @@ LLM provider demands.
 
 from __future__ import annotations
 
+from toolpair import _api, sessions
 from toolpair._api import check, repair, validate
 from toolpair._model import (
     Block,
@@ -68,3 +69,10 @@ __all__ = [
     "validate",
 ]
 __version__ = "0.1.0"
+
+# Session files are a layer above the engine: ``format="claude-code"`` (and every other
+# agent's format) reaches their readers through this registration, never by an import
+# from below.
+_api.TRANSCRIPTS.names = tuple(sessions.names())
+_api.TRANSCRIPTS.read = sessions.history
+_api.TRANSCRIPTS.hint = sessions.hint

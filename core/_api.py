@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
-from toolpair import _chunked, _gc, _repair
-from toolpair._coverage import NothingJudged, guard
-from toolpair._fast import certainly_valid
 from toolpair._model import (
     Codec,
     HistoryError,
@@ -20,7 +17,10 @@ from toolpair._model import (
     Repaired,
     Violation,
 )
-from toolpair.formats import LIST_KEYS, detect, get_codec
+from toolpair.engine import chunked, passes, pause
+from toolpair.engine.coverage import NothingJudged, guard
+from toolpair.engine.fast import certainly_valid
+from toolpair.formats import LIST_KEYS, detect, get_codec, thinking_on
 from toolpair.providers import Context, Profile, get_profile
 
 logger = logging.getLogger("toolpair")
@@ -65,45 +65,31 @@ class Parsed:
     def violations(self) -> list[Violation]:
         if self.certainly_valid():
             return []
-        with _gc.paused():
+        with pause.paused():
             return self.profile.rules(self.messages, self.ctx)
 
 
-def _thinking_on(value: Any) -> bool:
-    if isinstance(value, Mapping):
-        return value.get("type") in ("enabled", "adaptive")
-    return bool(value)
+@dataclass(slots=True)
+class Transcripts:
+    """Formats that are not message lists but an agent's session files, read by a layer
+    above (`toolpair.sessions`). The facade (`toolpair`) fills this in, so that parsing
+    imports nothing of that layer."""
+
+    #: The ``format=`` names of session files.
+    names: tuple[str, ...] = ()
+    #: ``read(name, parsed_file) -> (wire messages, wire format name)``.
+    read: Callable[[str, Any], tuple[list[Any], str]] | None = None
+    #: ``hint(head) -> (agent, format name) | None``: a list no codec explains that
+    #: looks like an agent's session file.
+    hint: Callable[[list[Any]], tuple[str, str] | None] | None = None
 
 
-def _body_context(body: Mapping[str, Any], fmt: str) -> dict[str, Any]:
-    ctx: dict[str, Any] = {}
-    if fmt == "anthropic":
-        ctx["thinking"] = _thinking_on(body.get("thinking"))
-        if isinstance(body.get("tools"), list):
-            ctx["tools"] = body["tools"]
-    elif fmt == "bedrock":
-        ctx["tool_config"] = "toolConfig" in body
-        extra = body.get("additionalModelRequestFields")
-        if isinstance(extra, Mapping):
-            ctx["thinking"] = _thinking_on(extra.get("thinking") or extra.get("reasoning_config"))
-        else:
-            ctx["thinking"] = False
-    elif fmt == "openai" and "thinking" in body:
-        # DeepSeek's thinking mode, switched on in the body (`thinking: {type: enabled}`).
-        ctx["thinking"] = _thinking_on(body["thinking"])
-    elif fmt == "openai-responses":
-        prev = body.get("previous_response_id")
-        conv = body.get("conversation")
-        if not isinstance(prev, str) and conv:
-            # A conversation holds the earlier items on the server as a previous response
-            # does: the request proves that its outputs may answer calls it does not show.
-            if isinstance(conv, Mapping):
-                conv = conv.get("id")
-            prev = conv if isinstance(conv, str) else "conversation"
-        ctx["previous_response_id"] = prev if isinstance(prev, str) else None
-        if "store" in body:
-            ctx["store"] = bool(body["store"])
-    return ctx
+TRANSCRIPTS = Transcripts()
+
+
+def _body_context(body: Mapping[str, Any], codec: Codec) -> dict[str, Any]:
+    read = getattr(codec, "body_context", None)
+    return dict(read(body)) if read is not None else {}
 
 
 def parse(
@@ -121,13 +107,9 @@ def parse(
         named = history.get("model", history.get("modelId"))
         model = named if isinstance(named, str) else None
     profile = get_profile(provider, model)
-    if format == "claude-code":
-        # A Claude Code transcript: the merged API messages of its rebuilt main chain.
-        from toolpair.claude_code import api_messages
-
-        if not isinstance(history, list | tuple):
-            raise InvalidHistory("a claude-code transcript is a list of line objects")
-        history, format = api_messages(history), "anthropic"
+    if isinstance(format, str) and format in TRANSCRIPTS.names and TRANSCRIPTS.read:
+        # An agent's session file: the wire messages its agent sends on resume.
+        history, format = TRANSCRIPTS.read(format, history)
     codec = get_codec(format if format is not None else detect(history, provider))
     if format is None and codec.name == "openai-responses" and not isinstance(history, Mapping):
         _judged_guard(history)
@@ -136,11 +118,11 @@ def parse(
     ctx_values: dict[str, Any] = {}
     if isinstance(history, Mapping):
         body = history
-        key = LIST_KEYS.get(codec.name, "messages")
+        key = getattr(codec, "body_key", None) or LIST_KEYS.get(codec.name, "messages")
         if key not in body:
             raise InvalidHistory(f"request body has no {key!r} list")
         raw = body[key]
-        ctx_values.update(_body_context(body, codec.name))
+        ctx_values.update(_body_context(body, codec))
     else:
         raw = history
     if isinstance(raw, str | bytes) or not isinstance(raw, Sequence):
@@ -153,7 +135,7 @@ def parse(
     if sends_blank is not None:
         ctx.sends_blank = partial(sends_blank, provider=provider)
     if isinstance(ctx.thinking, Mapping):
-        ctx.thinking = _thinking_on(ctx.thinking)
+        ctx.thinking = thinking_on(ctx.thinking)
     return Parsed(body, key, raw, codec, profile, ctx)
 
 
@@ -164,14 +146,15 @@ def _judged_guard(history: Any) -> None:
     try:
         guard(history, "openai-responses", almost=False)
     except NothingJudged as e:
-        from toolpair.claude_code import looks_like_session
-
         head = list(history[:20]) if isinstance(history, list | tuple) else []
-        if looks_like_session(head):
+        hint = TRANSCRIPTS.hint
+        named = hint(head) if hint is not None else None
+        if named is not None:
+            agent, name = named
             raise NothingJudged(
                 e.coverage,
                 "openai-responses",
-                "; it looks like a Claude Code transcript: pass format='claude-code'",
+                f"; it looks like a {agent} transcript: pass format={name!r}",
             ) from None
         raise
 
@@ -241,10 +224,8 @@ def repair(
     p = parse(history, provider, format, context, model)
     if p.certainly_valid():
         return Repaired(_shaped(p, list(p.raw)), [], {}, provider, p.codec.name)
-    with _gc.paused():
-        pieces = (
-            None if policy.strict else _chunked.repair(p.raw, p.codec, p.profile, policy, p.ctx)
-        )
+    with pause.paused():
+        pieces = None if policy.strict else chunked.repair(p.raw, p.codec, p.profile, policy, p.ctx)
         if pieces is not None:
             natives, fixes, id_map = pieces
             left: list[Violation] = []  # the assembled pieces are certainly valid
@@ -255,7 +236,7 @@ def repair(
             if policy.strict:
                 raise HistoryError(violations, provider)
             keep_orphans = p.codec.shape == "items" and p.ctx.previous_response_id is not None
-            natives, fixes, id_map = _repair.run(
+            natives, fixes, id_map = passes.run(
                 p.messages,
                 p.codec,
                 p.profile,
@@ -288,15 +269,9 @@ def _thinking_off(
 
     if p.body is None or not any(v.code.endswith(".thinking_not_first") for v in left):
         return shaped, left
-    body = dict(shaped)
-    if p.codec.name == "anthropic":
-        body.pop("thinking", None)
-    elif p.codec.name == "bedrock" and isinstance(body.get("additionalModelRequestFields"), dict):
-        extra = body["additionalModelRequestFields"]
-        body["additionalModelRequestFields"] = {
-            k: v for k, v in extra.items() if k not in ("thinking", "reasoning_config")
-        }
-    else:
+    off = getattr(p.codec, "without_thinking", None)
+    body = off(shaped) if off is not None else None
+    if body is None:
         return shaped, left
     ctx = replace(p.ctx, thinking=False)
     still = Parsed(body, p.key, natives, p.codec, p.profile, ctx).violations()

@@ -100,15 +100,22 @@ class Codec(Protocol):
     what a request normally pays.
 
     A codec that also defines ``side(native) -> "a" | "u"`` (assistant side or not) has
-    long broken histories repaired in pieces, as the wire formats do (`toolpair._chunked`):
+    long broken histories repaired in pieces, as the wire formats do (`toolpair.engine.chunked`):
     only the exchanges its checker cannot clear are decoded. Its ``certainly_valid``
-    then takes a fourth argument, ``frag`` (a `toolpair._fast.Frag`, or None for a whole
+    then takes a fourth argument, ``frag`` (a `toolpair.engine.fast.Frag`, or None for a whole
     history), and given one checks the messages as a fragment of a longer history:
     rules on the first or last message apply only where ``frag.first``/``frag.last``
     say so; a fragment that is not first follows a user-side message; on returning True
     it adds the fragment's call ids (each answered inside it) to ``frag.seen``, where the
     provider wants ids unique refuses a fragment reusing one already there, and sets
     ``frag.thinking`` to whether the fragment holds thinking.
+
+    A wire codec may read a whole request body too: ``body_key`` names its message list
+    (``messages``, ``input``, ``contents``), ``body_context(body) -> dict`` gives what a
+    rule needs from the rest of the body (thinking, toolConfig, previous_response_id,
+    store, tools), and ``without_thinking(body) -> dict | None`` the body sent with
+    thinking off (None where the format cannot turn it off). Parsing asks the codec, so
+    a new format brings its own body with it.
 
     A framework codec should define ``sends_blank_text(block, provider) -> bool``: whether
     the framework's own formatter for ``provider`` sends that empty or whitespace-only

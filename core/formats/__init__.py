@@ -11,6 +11,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolpair._model import Codec, InvalidHistory
+from toolpair.formats._common import ORPHAN_TEXT as ORPHAN_TEXT
+from toolpair.formats._common import content_is_empty as content_is_empty
+from toolpair.formats._common import stringify as stringify
+from toolpair.formats._common import thinking_on as thinking_on
 from toolpair.formats.anthropic import AnthropicCodec
 from toolpair.formats.bedrock import BedrockCodec
 from toolpair.formats.gemini import GeminiCodec
@@ -30,8 +34,13 @@ CODECS: dict[str, Codec] = {
     )
 }
 
-#: The body key holding the message list, per format.
-LIST_KEYS = {"openai-responses": "input", "gemini": "contents"}
+#: The body key holding the message list, per format (each codec's ``body_key``; absent
+#: means ``messages``).
+LIST_KEYS: dict[str, str] = {
+    name: key
+    for name, c in CODECS.items()
+    if (key := getattr(c, "body_key", "messages")) != "messages"
+}
 
 _ANTHROPIC_TYPES = frozenset(
     {"tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use"}

@@ -12,6 +12,14 @@ from toolpair._model import InvalidHistory, Message, Role
 ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {content}"
 
 
+def thinking_on(value: Any) -> bool:
+    """Whether a body's thinking setting (``{type: enabled | adaptive | disabled}`` or a
+    flag) turns thinking on."""
+    if isinstance(value, Mapping):
+        return value.get("type") in ("enabled", "adaptive")
+    return bool(value)
+
+
 def require_mapping(obj: Any, index: int, what: str = "message") -> Mapping[str, Any]:
     if type(obj) is dict:  # the common case, without the ABC check's cost
         return obj

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +17,7 @@ from toolpair.formats._common import (
     require_mapping,
     role_of,
     stringify,
+    thinking_on,
 )
 
 # Claude Code 2.1 sends system-role messages inside ``messages``; they pair with nothing
@@ -79,6 +80,19 @@ def decode_block(block: Any, index: int) -> Block:
 class AnthropicCodec:
     name = "anthropic"
     shape: Shape = "blocks"
+    #: The key of the message list inside a request body.
+    body_key = "messages"
+
+    def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """What a rule needs from the rest of the body: thinking and the tools."""
+        ctx: dict[str, Any] = {"thinking": thinking_on(body.get("thinking"))}
+        if isinstance(body.get("tools"), list):
+            ctx["tools"] = body["tools"]
+        return ctx
+
+    def without_thinking(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The body sent with thinking off."""
+        return {k: v for k, v in body.items() if k != "thinking"}
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []

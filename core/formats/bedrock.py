@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -18,6 +18,7 @@ from toolpair.formats._common import (
     require_mapping,
     role_of,
     stringify,
+    thinking_on,
 )
 
 _ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
@@ -61,6 +62,29 @@ def _decode_block(raw: Any, index: int) -> Block:
 class BedrockCodec:
     name = "bedrock"
     shape: Shape = "blocks"
+    #: The key of the message list inside a request body.
+    body_key = "messages"
+
+    def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Whether a toolConfig is sent, and thinking in the model's own fields."""
+        extra = body.get("additionalModelRequestFields")
+        thinking = (
+            thinking_on(extra.get("thinking") or extra.get("reasoning_config"))
+            if isinstance(extra, Mapping)
+            else False
+        )
+        return {"tool_config": "toolConfig" in body, "thinking": thinking}
+
+    def without_thinking(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The body sent with thinking off: thinking lives in the model's own fields."""
+        extra = body.get("additionalModelRequestFields")
+        if not isinstance(extra, Mapping):
+            return None
+        out = dict(body)
+        out["additionalModelRequestFields"] = {
+            k: v for k, v in extra.items() if k not in ("thinking", "reasoning_config")
+        }
+        return out
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []

@@ -69,6 +69,8 @@ def _decode_part(raw: Any, index: int) -> Block:
 class GeminiCodec:
     name = "gemini"
     shape: Shape = "blocks"
+    #: The key of the content list inside a request body.
+    body_key = "contents"
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []

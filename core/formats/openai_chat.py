@@ -18,6 +18,7 @@ from toolpair.formats._common import (
     require_mapping,
     role_of,
     stringify,
+    thinking_on,
 )
 
 _ROLES: dict[str, Role] = {
@@ -66,6 +67,14 @@ def _content_value(blocks: Sequence[Block]) -> Any:
 class OpenAIChatCodec:
     name = "openai"
     shape: Shape = "chat"
+    #: The key of the message list inside a request body.
+    body_key = "messages"
+
+    def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """DeepSeek's thinking mode, switched on in the body (``thinking: {type:
+        enabled}``)."""
+        return {"thinking": thinking_on(body["thinking"])} if "thinking" in body else {}
+
     #: The key of a call's function inside a tool_calls entry.
     role_names: Mapping[str, Role] = _ROLES
 

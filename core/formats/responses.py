@@ -5,7 +5,7 @@ message with one ``reasoning`` block."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -47,6 +47,23 @@ def _text_of(content: Any) -> str | None:
 class ResponsesCodec:
     name = "openai-responses"
     shape: Shape = "items"
+    #: The key of the item list inside a request body.
+    body_key = "input"
+
+    def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The server state the request names, and whether it is stored."""
+        prev = body.get("previous_response_id")
+        conv = body.get("conversation")
+        if not isinstance(prev, str) and conv:
+            # A conversation holds the earlier items on the server as a previous response
+            # does: the request proves that its outputs may answer calls it does not show.
+            if isinstance(conv, Mapping):
+                conv = conv.get("id")
+            prev = conv if isinstance(conv, str) else "conversation"
+        ctx: dict[str, Any] = {"previous_response_id": prev if isinstance(prev, str) else None}
+        if "store" in body:
+            ctx["store"] = bool(body["store"])
+        return ctx
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []

@@ -9,7 +9,9 @@ messages.
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
+from toolpair.sessions._files import atomic_write, backup, written_by_toolpair
 from toolpair.sessions._format import Loaded, Plan, SessionError, SessionFormat
 
 #: Every format, by the name ``--format`` and ``scan --agent`` use, in the order
@@ -34,6 +36,23 @@ def get_format(name: str) -> SessionFormat:
     return fmt
 
 
+def history(name: str, obj: Any) -> tuple[list[Any], str]:
+    """The wire messages of an already parsed session file, and their wire format."""
+    fmt = get_format(name)
+    return fmt.history(obj), fmt.wire
+
+
+def hint(head: list[Any]) -> tuple[str, str] | None:
+    """The (agent, format) whose files a list of parsed objects looks like, if any: for
+    an error that says which ``format=`` to pass."""
+    for name in _MODULES:
+        fmt = get_format(name)
+        looks = getattr(fmt, "looks_like", None)
+        if looks is not None and looks(head):
+            return fmt.agent, fmt.name
+    return None
+
+
 def detect(path: str) -> SessionFormat | None:
     """The format whose sniff claims ``path`` (a file or a folder), or None."""
     for name in _MODULES:
@@ -43,4 +62,17 @@ def detect(path: str) -> SessionFormat | None:
     return None
 
 
-__all__ = ["Loaded", "Plan", "SessionError", "SessionFormat", "detect", "get_format", "names"]
+__all__ = [
+    "Loaded",
+    "Plan",
+    "SessionError",
+    "SessionFormat",
+    "atomic_write",
+    "backup",
+    "detect",
+    "get_format",
+    "hint",
+    "history",
+    "names",
+    "written_by_toolpair",
+]

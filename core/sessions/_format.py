@@ -9,12 +9,12 @@ against this protocol: a new agent is one new module in this package and one lin
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from toolpair._model import ToolpairError
+from toolpair._model import ToolpairError, Violation
 
 
 class SessionError(ToolpairError, ValueError):
@@ -57,9 +57,17 @@ class Loaded:
     context: dict[str, Any] = field(default_factory=dict)
     #: Whatever the format's own `plan` needs; the commands never look inside.
     state: Any = None
+    #: Whether the last of `messages` is the stand-in for the next prompt (not shown in
+    #: a map of the file).
+    stand_in: bool = False
+    #: The file line a violation points at, where a format can do better than the
+    #: first line of the message (the line holding the id it names).
+    locate: Callable[[Violation], int | None] | None = None
 
-    def line_of(self, index: int) -> int | None:
-        return self.lines[index] if 0 <= index < len(self.lines) else None
+    def line_of(self, v: Violation) -> int | None:
+        if self.locate is not None:
+            return self.locate(v)
+        return self.lines[v.index] if 0 <= v.index < len(self.lines) else None
 
 
 @dataclass(slots=True)

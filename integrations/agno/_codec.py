@@ -17,8 +17,8 @@ from typing import Any, Literal
 from agno.models.message import Message as AgnoMessage
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._fast import Frag
-from toolpair.formats._common import ORPHAN_TEXT, content_is_empty, stringify
+from toolpair.engine.fast import Frag
+from toolpair.formats import ORPHAN_TEXT, content_is_empty, stringify
 from toolpair.integrations.agno._fast import certainly_valid, side
 from toolpair.providers import Context
 
@@ -159,11 +159,11 @@ class AgnoCodec:
     ) -> bool | None:
         """True only where ``provider``'s rules would find nothing in ``messages``,
         read without decoding (None: take the full path); given a ``frag``, in
-        ``messages`` as that piece of a longer history (see `toolpair._chunked`)."""
+        ``messages`` as that piece of a longer history (see `toolpair.engine.chunked`)."""
         return certainly_valid(messages, provider, ctx, frag)
 
     #: The side ("a" or "u") of a message: where a long history may be cut into pieces
-    #: (`toolpair._chunked`). Called once per message, so not wrapped in a method.
+    #: (`toolpair.engine.chunked`). Called once per message, so not wrapped in a method.
     side = staticmethod(side)
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:

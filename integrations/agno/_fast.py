@@ -1,5 +1,5 @@
 """The no-op path for agno histories: one pass over the ``Message`` objects that says
-"certainly valid" without decoding them (see ``toolpair._fast``).
+"certainly valid" without decoding them (see ``toolpair.engine.fast``).
 
 Repair runs before every agno request and nearly every stored history is valid, so this
 pass is what a request normally pays. Each checker mirrors what `AgnoCodec.decode`
@@ -17,8 +17,8 @@ from typing import Any
 
 from agno.models.message import Message as AgnoMessage
 
-from toolpair._fast import Frag
-from toolpair.formats._common import content_is_empty
+from toolpair.engine.fast import Frag
+from toolpair.formats import content_is_empty
 from toolpair.providers import Context
 
 _ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+").fullmatch
@@ -58,7 +58,7 @@ class _Whole(ValueError):
     out from between a call and its results, drops an empty message and fills in an
     empty error result, though a provider's rules may find nothing wrong with them.
     Pieces leave every clean exchange untouched, so a history holding one of them must
-    not be repaired in pieces at all, whichever piece it is in. `toolpair._chunked`
+    not be repaired in pieces at all, whichever piece it is in. `toolpair.engine.chunked`
     takes a ValueError as "the full path"; None would only make the exchange a piece of
     its own, repaired apart from the rest."""
 
@@ -77,7 +77,7 @@ def _media_lists(m: Any) -> bool:
 
 
 def side(m: Any) -> str:
-    """The side of a piece boundary a message is on (see `toolpair._chunked`): "u" for
+    """The side of a piece boundary a message is on (see `toolpair.engine.chunked`): "u" for
     user and tool messages, "a" for the rest. System messages count as "a" so that a
     boundary (an "a" right after a "u") always follows a user-side message: Anthropic
     leaves system messages out of its turns, so a fragment starting after one would
@@ -307,7 +307,7 @@ def certainly_valid(
     ``frag``, in them as that piece of a longer history).
 
     Given a ``frag`` where no fragment can be cleared (a provider or context without a
-    checker here), this raises ValueError instead of returning None: `toolpair._chunked`
+    checker here), this raises ValueError instead of returning None: `toolpair.engine.chunked`
     takes that as "the full path" at once, where None for every piece would have it
     decode and repair the whole history in one piece before the full path did it again."""
     check = CHECKERS.get(provider)

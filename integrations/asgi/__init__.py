@@ -23,7 +23,7 @@ import os
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from toolpair import wire
+from toolpair.gateway import wire
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -35,7 +35,7 @@ __all__ = ["ToolpairMiddleware"]
 
 
 class ToolpairMiddleware:
-    """Judge the request body of the routes `toolpair.wire.route` knows; pass
+    """Judge the request body of the routes `toolpair.gateway.wire.route` knows; pass
     everything else (other paths, methods, websockets, lifespan) straight through."""
 
     def __init__(self, app: ASGIApp, mode: str | None = None, provider: str | None = None):

@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from toolpair._model import Block, Message, Role, Shape
-from toolpair.formats._common import ORPHAN_TEXT, stringify
+from toolpair.formats import ORPHAN_TEXT, stringify
 
 #: `Block.item_id` of a call that carries a thought signature (its bytes stay in the Part).
 SIGNED = "thought_signature"

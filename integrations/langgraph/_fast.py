@@ -1,6 +1,6 @@
 """The no-op path for thread histories held to the default rules (OpenAI Chat
 Completions'): one pass over the ``BaseMessage`` objects that answers "certainly valid"
-without decoding them (see ``toolpair._fast``).
+without decoding them (see ``toolpair.engine.fast``).
 
 `repair_thread` and `check_thread` judge a whole checkpointed thread, and nearly every
 thread is sound, so this pass is what a healthy thread costs beyond ``get_state``. It

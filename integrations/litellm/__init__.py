@@ -42,7 +42,7 @@ from typing import Any
 from litellm.integrations.custom_guardrail import CustomGuardrail
 
 import toolpair
-from toolpair import wire
+from toolpair.gateway import wire
 
 logger = logging.getLogger("toolpair")
 

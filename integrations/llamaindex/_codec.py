@@ -19,7 +19,7 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._fast import Frag
+from toolpair.engine.fast import Frag
 from toolpair.integrations.llamaindex._fast import certainly_valid, side
 from toolpair.providers import Context
 
@@ -165,12 +165,12 @@ class LlamaIndexCodec:
     ) -> bool | None:
         """True only where ``provider``'s rules would find nothing in ``messages``,
         read without decoding (None: take the full path). Anthropic and OpenAI Chat;
-        ``frag`` says ``messages`` is a fragment of a longer history (`toolpair._chunked`)."""
+        ``frag`` says ``messages`` is a fragment of a longer history (`toolpair.engine.chunked`)."""
         return certainly_valid(messages, provider, ctx, frag)
 
     #: ``side(native)``: ``"a"`` for an assistant-side message, ``"u"`` for any other,
     #: which is where a history may be cut into pieces repaired apart
-    #: (`toolpair._chunked`). The function itself: it runs once per message.
+    #: (`toolpair.engine.chunked`). The function itself: it runs once per message.
     side = staticmethod(side)
 
     def sends_blank_text(self, block: Block, provider: str) -> bool:

@@ -1,5 +1,5 @@
 """The no-op path for LlamaIndex histories: one pass over the ``ChatMessage`` objects
-that says "certainly valid" without decoding them (see ``toolpair._fast``).
+that says "certainly valid" without decoding them (see ``toolpair.engine.fast``).
 
 Repair runs before every request and nearly every history is already valid, so this
 pass is what a request normally pays. Each checker mirrors what `LlamaIndexCodec.decode`
@@ -25,7 +25,7 @@ from typing import Any
 from llama_index.core.base.llms import types as _types
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
-from toolpair._fast import Frag, _anthropic_ids_ok, _blank
+from toolpair.engine.fast import Frag, anthropic_ids_ok, blank
 from toolpair.providers import Context
 
 _OPENAI_ID_MAX = 40
@@ -178,11 +178,11 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
             for b in m.blocks:
                 t = type(b)
                 if t is TextBlock:
-                    if _blank(b.text):
+                    if blank(b.text):
                         return None
                 elif t not in _MEDIA:
                     return None
-    if remaining or calls is not None or not _anthropic_ids_ok(seen):
+    if remaining or calls is not None or not anthropic_ids_ok(seen):
         return None
     if frag is not None:
         # Ids are unique conversation-wide; ``seen`` is shared by every fragment.
@@ -288,7 +288,7 @@ def certainly_valid(
     """True only where ``provider``'s rules would find nothing in ``msgs`` (and, for
     Anthropic, where `repair_messages` would rewrite no call); None: the full path.
 
-    With ``frag``, ``msgs`` is that fragment of a longer history (`toolpair._chunked`).
+    With ``frag``, ``msgs`` is that fragment of a longer history (`toolpair.engine.chunked`).
     A fragment holding something no rule rejects but the full repair still rewrites
     (it does so wherever it repairs anything) raises ValueError: pieces that leave it
     as it is could not give the full path's answer, and the error makes the whole

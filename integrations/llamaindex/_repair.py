@@ -12,7 +12,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 import toolpair
 from toolpair import Fix, Policy, Repaired, Violation
-from toolpair._fast import certainly_valid
+from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.llamaindex._codec import LlamaIndexCodec, call_block_type
 from toolpair.providers import Context
 

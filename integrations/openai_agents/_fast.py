@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from toolpair._fast import Frag
+from toolpair.engine.fast import Frag
 from toolpair.formats.responses import ResponsesCodec
 from toolpair.providers import Context
 

@@ -26,8 +26,8 @@ from pydantic_ai.messages import (
 )
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._fast import Frag
 from toolpair._model import Role, Shape
+from toolpair.engine.fast import Frag
 from toolpair.providers import Context
 
 from . import _fast
@@ -210,7 +210,7 @@ class PydanticAICodec:
 
     def side(self, native: Any) -> str:
         """Which side of the conversation a message is on ("a" for the model's), so
-        that the core can repair a long history in pieces (`toolpair._chunked`)."""
+        that the core can repair a long history in pieces (`toolpair.engine.chunked`)."""
         return "a" if isinstance(native, ModelResponse) else "u"
 
     def certainly_valid(

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextContent, ToolReturnPart
 
-from toolpair._fast import Frag
+from toolpair.engine.fast import Frag
 from toolpair.providers import Context
 
 _ANTHROPIC_ID = re.compile(r"[a-zA-Z0-9_-]+").fullmatch

@@ -18,9 +18,9 @@ import cc_mutations as M
 import pytest
 
 import toolpair
-from toolpair import claude_code
-from toolpair._coverage import NothingJudged
 from toolpair.cli import main
+from toolpair.engine.coverage import NothingJudged
+from toolpair.sessions import claude_code
 
 
 def write(tmp_path: Path, data: bytes, name: str = "3f0c2d4e-1111-4222-8333-444455556666") -> Path:
@@ -376,16 +376,13 @@ def test_scan_lists_broken_sessions_newest_first(
 def test_scan_uses_processes_and_draws_progress(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from toolpair import _sessions_cli
+    from toolpair.cli import sessions
 
-    _tree(tmp_path, _sessions_cli.PARALLEL_FROM, [M.m_truncate_after_call()])
+    _tree(tmp_path, sessions.PARALLEL_FROM, [M.m_truncate_after_call()])
     code, out, err = run(capsys, "scan", tmp_path, "-j", "2", "--progress")
     assert code == 1
-    assert f"{_sessions_cli.PARALLEL_FROM + 1} sessions" in out and "1 broken" in out
-    assert (
-        "\r[" in err
-        and f"{_sessions_cli.PARALLEL_FROM + 1}/{_sessions_cli.PARALLEL_FROM + 1}" in err
-    )
+    assert f"{sessions.PARALLEL_FROM + 1} sessions" in out and "1 broken" in out
+    assert "\r[" in err and f"{sessions.PARALLEL_FROM + 1}/{sessions.PARALLEL_FROM + 1}" in err
 
 
 def test_scan_of_a_clean_tree_exits_0_and_default_dir_follows_config(
@@ -418,7 +415,7 @@ def test_map_of_a_session_links_every_pair_and_marks_the_break(
 def test_map_reads_every_format_check_reads(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from toolpair.cli import DEMOS, load_demo
+    from toolpair.demo import DEMOS, load_demo
 
     for name in DEMOS:
         p = tmp_path / f"{name}.json"
@@ -523,7 +520,7 @@ def test_edited_lines_change_only_what_the_fix_needs(
 def test_map_html_of_many_histories_keeps_each_ones_links_apart(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from toolpair.cli import load_demo
+    from toolpair.demo import load_demo
 
     body = load_demo("anthropic")
     p = tmp_path / "requests.jsonl"

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 
 from toolpair import validate
-from toolpair.cli import DEMOS, load_demo, main
+from toolpair.cli import main
+from toolpair.demo import DEMOS, load_demo
 from toolpair.formats import CODECS, LIST_KEYS
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from toolpair._gen import render, simple_problems
 from toolpair._model import Codec
 from toolpair.formats import CODECS
 from toolpair.testing import Adapter, Conformance
+from toolpair.testing.generate import render, simple_problems
 
 
 class WireAdapter(Adapter):

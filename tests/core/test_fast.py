@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import toolpair
-from toolpair import _fast
 from toolpair._api import parse
+from toolpair.engine import fast
 
 
 def call(i: Any, name: str = "f") -> dict[str, Any]:
@@ -115,7 +115,7 @@ def loop(ids: list[str]) -> list[Any]:
 
 
 _IDS = [f"toolu_{n:04d}" for n in range(600)]
-assert len(_IDS) > 2 * _fast._BATCH
+assert len(_IDS) > 2 * fast._BATCH
 CASES.update(
     {
         "many batches": (loop(_IDS), True),

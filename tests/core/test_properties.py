@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 
 import toolpair
-from toolpair import _chunked, _fast
 from toolpair._api import parse
-from toolpair._fast import CHECKERS
-from toolpair._gen import (
+from toolpair.engine import chunked, fast
+from toolpair.engine.fast import CHECKERS
+from toolpair.testing.generate import (
     FORMATS,
     PROVIDERS,
     check_repair_properties,
@@ -100,7 +100,7 @@ FAMILY_CHECKERS = {
     pair=st.sampled_from(sorted(CHECKERS)),
     repaired=st.booleans(),
     gemini_ids=st.booleans(),
-    batch=st.sampled_from([0, 1, 2, _fast._BATCH]),
+    batch=st.sampled_from([0, 1, 2, fast._BATCH]),
 )
 def test_fast_path_never_hides_a_violation(
     case: Any, pair: tuple[str, str], repaired: bool, gemini_ids: bool, batch: int
@@ -116,12 +116,12 @@ def test_fast_path_never_hides_a_violation(
     p = parse(history, provider, fmt, {}, model)
     assert p.profile.checker == checker
     full = p.profile.rules(p.messages, p.ctx)
-    saved, _fast._BATCH = _fast._BATCH, batch
+    saved, fast._BATCH = fast._BATCH, batch
     try:
         if p.certainly_valid():
             assert full == []
     finally:
-        _fast._BATCH = saved
+        fast._BATCH = saved
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -133,15 +133,15 @@ def test_repair_in_pieces_keeps_every_property(
     # Long histories are repaired piece by piece; force that path on small ones, with
     # runs of exchanges short enough that a failing run is split.
     history = render(case[0], fmt)
-    saved = _chunked.MIN_MESSAGES, _chunked._RUN
-    _chunked.MIN_MESSAGES, _chunked._RUN = 0, run
+    saved = chunked.MIN_MESSAGES, chunked._RUN
+    chunked.MIN_MESSAGES, chunked._RUN = 0, run
     try:
         check_properties(history, fmt, provider)
     except AssertionError:
         _save(history, fmt, provider)
         raise
     finally:
-        _chunked.MIN_MESSAGES, _chunked._RUN = saved
+        chunked.MIN_MESSAGES, chunked._RUN = saved
 
 
 #: Model ids whose family has rules of its own, as users write them.

@@ -37,7 +37,7 @@ from wire import (
 )
 
 import toolpair
-from toolpair import _fast
+from toolpair.engine import fast
 from toolpair.formats.anthropic import AnthropicCodec
 from toolpair.providers import get_profile
 
@@ -747,7 +747,7 @@ def _long(fmt: str) -> list[Any]:
     "fmt", ["anthropic", "bedrock", "openai", "openai-responses", "mistral", "gemini"]
 )
 def test_pieces_give_the_full_answer(fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from toolpair import _chunked
+    from toolpair.engine import chunked
 
     h = _long(fmt)
     del h[102]  # a dangling call mid-history
@@ -759,8 +759,8 @@ def test_pieces_give_the_full_answer(fmt: str, monkeypatch: pytest.MonkeyPatch) 
     }.get(fmt, OT("ghost0000"))
     h.insert(200, orphan)  # a result whose call is nowhere
     r = toolpair.repair(h, fmt)
-    assert _chunked.repair(h, *_codec_profile(fmt), toolpair.Policy(), _ctx()) is not None
-    monkeypatch.setattr(_chunked, "MIN_MESSAGES", 10**9)
+    assert chunked.repair(h, *_codec_profile(fmt), toolpair.Policy(), _ctx()) is not None
+    monkeypatch.setattr(chunked, "MIN_MESSAGES", 10**9)
     full = toolpair.repair(h, fmt)
     assert r.messages == full.messages
     assert sorted(map(str, r.fixes)) == sorted(map(str, full.fixes))
@@ -786,7 +786,7 @@ def test_pieces_report_thinking_bound_to_an_edited_prefix(
 ) -> None:
     # Pieces skip the H4 scan where no part of the result holds thinking; where one
     # does (an untouched exchange, or a repaired piece), the report is the full one.
-    from toolpair import _chunked
+    from toolpair.engine import chunked
 
     h = _long("anthropic")
     thought = {"type": "thinking", "thinking": "hm", "signature": "sig"}
@@ -794,8 +794,8 @@ def test_pieces_report_thinking_bound_to_an_edited_prefix(
     h[at] = {"role": "assistant", "content": [thought, *h[at]["content"]]}
     del h[102]  # a dangling call
     r = toolpair.repair(h, "anthropic")
-    assert _chunked.repair(h, *_codec_profile("anthropic"), toolpair.Policy(), _ctx()) is not None
-    monkeypatch.setattr(_chunked, "MIN_MESSAGES", 10**9)
+    assert chunked.repair(h, *_codec_profile("anthropic"), toolpair.Policy(), _ctx()) is not None
+    monkeypatch.setattr(chunked, "MIN_MESSAGES", 10**9)
     full = toolpair.repair(h, "anthropic")
     assert r.messages == full.messages
     assert sorted(map(str, r.fixes)) == sorted(map(str, full.fixes))
@@ -812,14 +812,14 @@ class _SidedAnthropic(AnthropicCodec):
         return "a" if m["role"] == "assistant" else "u"
 
     def certainly_valid(self, msgs: Any, provider: str, ctx: Any, frag: Any = None) -> Any:
-        return _fast.anthropic(msgs, ctx, frag) if provider == "anthropic" else None
+        return fast.anthropic(msgs, ctx, frag) if provider == "anthropic" else None
 
 
 @pytest.mark.parametrize("thought", [False, True])
 def test_framework_codecs_are_repaired_in_pieces_too(
     thought: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from toolpair import _chunked
+    from toolpair.engine import chunked
 
     codec = _SidedAnthropic()
     h = _long("anthropic")
@@ -827,10 +827,10 @@ def test_framework_codecs_are_repaired_in_pieces_too(
         h[301] = {"role": "assistant", "content": [think(), *h[301]["content"]]}
     del h[102]  # a dangling call
     h.insert(200, U(tr("ghost")))  # a result whose call is nowhere
-    pieces = _chunked.repair(h, codec, get_profile("anthropic"), toolpair.Policy(), _ctx())
+    pieces = chunked.repair(h, codec, get_profile("anthropic"), toolpair.Policy(), _ctx())
     assert (pieces is None) is thought
     r = toolpair.repair(h, "anthropic", format=codec)
-    monkeypatch.setattr(_chunked, "MIN_MESSAGES", 10**9)
+    monkeypatch.setattr(chunked, "MIN_MESSAGES", 10**9)
     full = toolpair.repair(h, "anthropic", format=codec)
     assert r.messages == full.messages
     assert sorted(map(str, r.fixes)) == sorted(map(str, full.fixes))

@@ -9,7 +9,7 @@ from importlib import metadata
 import pytest
 
 import toolpair
-from toolpair.cli import DEMOS
+from toolpair.demo import DEMOS
 from toolpair.testing import assert_valid, poisoned
 
 

@@ -1,4 +1,4 @@
-"""toolpair.wire: routing by path, the three modes, and the error envelopes."""
+"""toolpair.gateway.wire: routing by path, the three modes, and the error envelopes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import toolpair
-from toolpair import wire
+from toolpair.gateway import wire
 
 DANGLING: list[dict[str, Any]] = [
     {"role": "user", "content": "weather?"},

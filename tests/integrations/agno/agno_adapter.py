@@ -15,11 +15,11 @@ from agno.media import Image
 from agno.models.message import Message
 from hypothesis import strategies as st
 
-from toolpair._gen import Abs, abstract_history, chat_problems, defective
 from toolpair.conformance import Adapter, Unsendable, without_images
 from toolpair.integrations import agno as tp_agno
 from toolpair.integrations.agno import AgnoCodec
 from toolpair.integrations.agno._patch import _formatter_fixes, merge_converse_turns
+from toolpair.testing.generate import Abs, abstract_history, chat_problems, defective
 
 
 def _content(ts: list[str], lists: bool = True) -> Any:
@@ -94,7 +94,7 @@ def _not_sent(m: Message, provider: str) -> bool:
 
 
 def simple_problems(history: list[Message], provider: str) -> list[str]:
-    """Written without the codec (`toolpair._gen.chat_problems` over agno's fields)."""
+    """Written without the codec (`toolpair.testing.generate.chat_problems` over agno's fields)."""
     return chat_problems(
         [m for m in history if not _not_sent(m, provider)],
         provider,

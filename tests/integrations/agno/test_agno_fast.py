@@ -20,7 +20,7 @@ from agno.models.message import Message
 
 import toolpair
 from toolpair._api import parse
-from toolpair._fast import certainly_valid
+from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.agno import AgnoCodec, repair_messages
 
 sys.path.append(str(Path(__file__).parents[3] / "bench"))

@@ -1,4 +1,4 @@
-"""Long broken agno histories are repaired in pieces (`toolpair._chunked`): the codec
+"""Long broken agno histories are repaired in pieces (`toolpair.engine.chunked`): the codec
 tells the sides apart and its checkers clear fragments. Pieces are an optimisation,
 never a different answer: every case here is compared with the full path."""
 
@@ -15,9 +15,9 @@ import pytest
 from agno.models.message import Message
 
 import toolpair
-from toolpair import _chunked
 from toolpair._api import parse
-from toolpair._fast import Frag
+from toolpair.engine import chunked
+from toolpair.engine.fast import Frag
 from toolpair.integrations.agno import repair_messages
 from toolpair.integrations.agno._codec import AgnoCodec
 from toolpair.providers import Context
@@ -139,19 +139,19 @@ def _answer(
 
 @pytest.fixture
 def pieces() -> Iterator[None]:
-    old = _chunked.MIN_MESSAGES, _chunked._RUN
+    old = chunked.MIN_MESSAGES, chunked._RUN
     yield
-    _chunked.MIN_MESSAGES, _chunked._RUN = old
+    chunked.MIN_MESSAGES, chunked._RUN = old
 
 
-def _repair(history: list[Message], provider: str, *, chunked: bool) -> toolpair.Repaired:
-    _chunked.MIN_MESSAGES = 0 if chunked else 10**9
+def _repair(history: list[Message], provider: str, *, in_pieces: bool) -> toolpair.Repaired:
+    chunked.MIN_MESSAGES = 0 if in_pieces else 10**9
     return toolpair.repair(history, provider, format=AgnoCodec())
 
 
 def _counting() -> tuple[list[bool], Any]:
     taken: list[bool] = []
-    real = _chunked.repair
+    real = chunked.repair
 
     def spy(*args: Any) -> Any:
         r = real(*args)
@@ -166,14 +166,14 @@ def _counting() -> tuple[list[bool], Any]:
 def test_pieces_give_the_full_paths_answer(
     provider: str, run: int, pieces: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _chunked._RUN = run
+    chunked._RUN = run
     taken, spy = _counting()
-    monkeypatch.setattr(_chunked, "repair", spy)
+    monkeypatch.setattr(chunked, "repair", spy)
     for seed in SEEDS:
         h = history(seed)
         before = [_dump(m) for m in h]
-        full = _repair(h, provider, chunked=False)
-        got = _repair(h, provider, chunked=True)
+        full = _repair(h, provider, in_pieces=False)
+        got = _repair(h, provider, in_pieces=True)
         assert _answer(h, got.messages, got.fixes) == _answer(h, full.messages, full.fixes), seed
         assert got.id_map == full.id_map, seed
         assert [_dump(m) for m in h] == before, seed  # the input is never mutated
@@ -181,7 +181,7 @@ def test_pieces_give_the_full_paths_answer(
             # Idempotent, in pieces too: the repaired history needs nothing more.
             # (What has no truthful repair, such as trailing whitespace on the final
             # text, is reported again each time.)
-            again = _repair(got.messages, provider, chunked=True)
+            again = _repair(got.messages, provider, in_pieces=True)
             assert [f for f in again.fixes if f.kind != "unrepaired"] == [], seed
             assert all(a is b for a, b in zip(again.messages, got.messages, strict=True))
         if not [f for f in got.fixes if f.kind == "unrepaired"]:
@@ -201,9 +201,9 @@ def test_repair_messages_in_pieces_gives_the_full_paths_answer(provider: str, pi
     some providers, gives the same answer in pieces as whole."""
     for seed in SEEDS:
         h = history(seed, exchanges=16)
-        _chunked.MIN_MESSAGES = 10**9
+        chunked.MIN_MESSAGES = 10**9
         full = repair_messages(h, provider)
-        _chunked.MIN_MESSAGES = 0
+        chunked.MIN_MESSAGES = 0
         got = repair_messages(h, provider)
         assert (got is h) == (full is h), seed
         assert _answer(h, list(got), [])[0] == _answer(h, list(full), [])[0], seed
@@ -225,8 +225,8 @@ def test_a_call_id_result_across_pieces_takes_the_full_path(pieces: None) -> Non
     h.append(Message(role="tool", tool_call_id="call_1", content="late"))
     h += [_say("assistant", "done")]
     for provider in PIECED:
-        full = _repair(h, provider, chunked=False)
-        got = _repair(h, provider, chunked=True)
+        full = _repair(h, provider, in_pieces=False)
+        got = _repair(h, provider, in_pieces=True)
         assert _answer(h, got.messages, got.fixes) == _answer(h, full.messages, full.fixes)
 
 
@@ -279,7 +279,7 @@ def test_system_messages_never_start_a_piece_after_an_assistant_turn() -> None:
     codec = AgnoCodec()
     h = [_say("user", "hi"), _say("assistant", "a"), _say("system", "s"), _say("assistant", "b")]
     assert [codec.side(m) for m in h] == ["u", "a", "a", "a"]
-    assert _chunked._starts(h, codec.side) == [0, 1]
+    assert chunked._starts(h, codec.side) == [0, 1]
 
 
 @pytest.mark.parametrize("provider", ["openai-responses", "gemini", "bedrock", "mistral"])
@@ -287,12 +287,12 @@ def test_a_provider_without_a_fragment_check_sends_the_history_down_the_full_pat
     provider: str, pieces: None
 ) -> None:
     h = history(1)
-    full = _repair(h, provider, chunked=False)
+    full = _repair(h, provider, in_pieces=False)
     codec = AgnoCodec()
     with pytest.raises(ValueError):
         codec.certainly_valid(h, provider, _ctx(), Frag(True, True, None, set()))
     assert codec.certainly_valid(h, provider, _ctx()) is None
-    got = _repair(h, provider, chunked=True)
+    got = _repair(h, provider, in_pieces=True)
     assert _answer(h, got.messages, got.fixes) == _answer(h, full.messages, full.fixes)
 
 
@@ -304,17 +304,17 @@ def test_the_benchs_broken_history_is_repaired_in_pieces() -> None:
         sys.path.pop(0)
     h = H.framework("agno", 2000, defects=True)
     p = parse(h, "anthropic", AgnoCodec(), {})
-    got = _chunked.repair(p.raw, p.codec, p.profile, toolpair.Policy(), p.ctx)
+    got = chunked.repair(p.raw, p.codec, p.profile, toolpair.Policy(), p.ctx)
     assert got is not None
     natives, fixes, id_map = got
-    old = _chunked.MIN_MESSAGES
-    _chunked.MIN_MESSAGES = 10**9
+    old = chunked.MIN_MESSAGES
+    chunked.MIN_MESSAGES = 10**9
     try:
         full = toolpair.repair(h, "anthropic", format=AgnoCodec())
     finally:
-        _chunked.MIN_MESSAGES = old
+        chunked.MIN_MESSAGES = old
     assert fixes
     assert _answer(h, natives, fixes) == _answer(h, full.messages, full.fixes)
     assert id_map == full.id_map
-    chunked = toolpair.repair(h, "anthropic", format=AgnoCodec())
-    assert _answer(h, chunked.messages, chunked.fixes) == _answer(h, full.messages, full.fixes)
+    pieced = toolpair.repair(h, "anthropic", format=AgnoCodec())
+    assert _answer(h, pieced.messages, pieced.fixes) == _answer(h, full.messages, full.fixes)

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 import toolpair
 from toolpair._api import parse
-from toolpair._fast import certainly_valid
+from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.agno import AgnoCodec, repair_messages
 from toolpair.integrations.agno._codec import _claude
 

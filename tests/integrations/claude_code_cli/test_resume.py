@@ -24,8 +24,8 @@ import cc_mutations as M
 import pytest
 
 import toolpair
-from toolpair import claude_code
 from toolpair.cli import main
+from toolpair.sessions import claude_code
 
 CLI = os.environ.get("CLAUDE_CODE_CLI", "")
 SESSION = "3f0c2d4e-1111-4222-8333-444455556666"

@@ -14,7 +14,8 @@ import cc_mutations as M
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from toolpair.cli import load_demo, main
+from toolpair.cli import main
+from toolpair.demo import load_demo
 
 CHROMIUM = os.environ.get("TOOLPAIR_CHROMIUM", "/usr/bin/chromium")
 FLAGS = [

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from lc_wire import MODELS, Wire, ai, call, tool
 
-from toolpair._gen import Abs, chat_problems
 from toolpair.integrations.langchain import LangChainCodec, repair_messages
 from toolpair.testing import Adapter
+from toolpair.testing.generate import Abs, chat_problems
 
 #: Providers whose converter lifts system messages out of the turn list.
 HOISTED = ("anthropic", "bedrock", "gemini", "vertex")
@@ -76,7 +76,7 @@ def _role(m: BaseMessage) -> str:
 
 
 def simple_problems(history: Sequence[BaseMessage], provider: str) -> list[str]:
-    """Written without the codec (`toolpair._gen.chat_problems` over LangChain's
+    """Written without the codec (`toolpair.testing.generate.chat_problems` over LangChain's
     fields); invalid tool calls are calls too."""
     return chat_problems(
         [m for m in history if not _not_sent(m, provider)],

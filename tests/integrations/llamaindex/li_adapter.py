@@ -16,9 +16,9 @@ from li_history import ThinkingBlock, ToolCallBlock, calls, legacy_calls, result
 from li_wire import FakeAnthropic, FakeOpenAI, accept_all, anthropic_llm, openai_llm
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
 
-from toolpair._gen import Abs, blank_one_id, chat_problems, defective
 from toolpair.conformance import Adapter
 from toolpair.integrations.llamaindex import LlamaIndexCodec, repair_messages
+from toolpair.testing.generate import Abs, blank_one_id, chat_problems, defective
 
 EXAMPLES = int(os.environ.get("TOOLPAIR_FUZZ", "40"))
 FUZZ = settings(
@@ -117,7 +117,7 @@ def _not_sent(m: ChatMessage, provider: str) -> bool:
 
 
 def simple_problems(history: list[ChatMessage], provider: str) -> list[str]:
-    """Written without the codec (`toolpair._gen.chat_problems` over LlamaIndex's
+    """Written without the codec (`toolpair.testing.generate.chat_problems` over LlamaIndex's
     blocks and legacy ``additional_kwargs``)."""
     return chat_problems(
         [m for m in history if not _not_sent(m, provider)],

@@ -34,7 +34,7 @@ from llama_index.llms.anthropic.utils import messages_to_anthropic_messages
 
 import toolpair
 from toolpair import Fix
-from toolpair._fast import certainly_valid
+from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.llamaindex import LlamaIndexCodec, repair_messages
 from toolpair.integrations.llamaindex._codec import call_block_type
 from toolpair.providers import Context

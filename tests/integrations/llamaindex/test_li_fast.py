@@ -30,7 +30,7 @@ from llama_index.core.base.llms.types import (
 
 import toolpair
 from toolpair import InvalidHistory
-from toolpair._fast import certainly_valid
+from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.llamaindex import (
     LlamaIndexCodec,
     repair_messages,

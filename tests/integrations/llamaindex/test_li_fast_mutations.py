@@ -32,10 +32,10 @@ from llama_index.core.base.llms.types import (
 
 import toolpair
 import toolpair._api
-from toolpair._fast import certainly_valid
-from toolpair._gen import Abs, abstract_history
+from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.llamaindex import repair_messages
 from toolpair.integrations.llamaindex._repair import CODEC, _for_anthropic
+from toolpair.testing.generate import Abs, abstract_history
 
 
 @pytest.mark.skipif(ToolCallBlock is None, reason="llama-index-core < 0.14.5")

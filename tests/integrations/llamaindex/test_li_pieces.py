@@ -1,4 +1,4 @@
-"""Long broken LlamaIndex histories are repaired in pieces (`toolpair._chunked`): the
+"""Long broken LlamaIndex histories are repaired in pieces (`toolpair.engine.chunked`): the
 codec tells the sides apart and checks fragments. The pieces must give exactly what
 the full path gives, for every provider the codec's checker supports."""
 
@@ -25,8 +25,8 @@ from li_history import (
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 import toolpair
-from toolpair import _chunked
-from toolpair._fast import Frag
+from toolpair.engine import chunked
+from toolpair.engine.fast import Frag
 from toolpair.integrations.llamaindex import repair_messages, validate_messages
 from toolpair.integrations.llamaindex._repair import CODEC
 from toolpair.providers import Context, get_profile
@@ -46,28 +46,28 @@ def _quiet() -> Iterator[None]:
 def pieces_always(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     """Every history, however short, goes through the piece path (restored after);
     the list it gives says, for each repair, whether the pieces answered."""
-    saved = _chunked.MIN_MESSAGES, _chunked._RUN
-    _chunked.MIN_MESSAGES = 0
+    saved = chunked.MIN_MESSAGES, chunked._RUN
+    chunked.MIN_MESSAGES = 0
     answered: list[bool] = []
-    repair = _chunked.repair
+    repair = chunked.repair
 
     def counted(*args: Any) -> Any:
         out = repair(*args)
         answered.append(out is not None)
         return out
 
-    monkeypatch.setattr(_chunked, "repair", counted)
+    monkeypatch.setattr(chunked, "repair", counted)
     yield answered
-    _chunked.MIN_MESSAGES, _chunked._RUN = saved
+    chunked.MIN_MESSAGES, chunked._RUN = saved
 
 
 def _full(history: list[Any], provider: str, **options: Any) -> Any:
-    saved = _chunked.MIN_MESSAGES
-    _chunked.MIN_MESSAGES = 10**9
+    saved = chunked.MIN_MESSAGES
+    chunked.MIN_MESSAGES = 10**9
     try:
         return repair_messages(history, provider, **options)
     finally:
-        _chunked.MIN_MESSAGES = saved
+        chunked.MIN_MESSAGES = saved
 
 
 def _call_message(rng: random.Random, ids: list[str], text: str, thinking: float) -> ChatMessage:
@@ -171,7 +171,7 @@ SEEDS = range(150)
 def test_pieces_give_the_full_paths_answer(
     provider: str, run: int, pieces_always: list[bool]
 ) -> None:
-    _chunked._RUN = run
+    chunked._RUN = run
     by_pieces = 0
     for seed in SEEDS:
         h = history(seed)
@@ -217,7 +217,7 @@ def _bench_history() -> list[Any]:
 def test_the_benchs_broken_history_is_repaired_in_pieces() -> None:
     h = _bench_history()
     ctx = Context(shape=CODEC.shape, format=CODEC.name)
-    pieces = _chunked.repair(h, CODEC, get_profile("anthropic"), toolpair.Policy(), ctx)
+    pieces = chunked.repair(h, CODEC, get_profile("anthropic"), toolpair.Policy(), ctx)
     assert pieces is not None
     got = repair_messages(h, "anthropic")
     _same(got, _full(h, "anthropic"), h)
@@ -285,7 +285,7 @@ def test_other_providers_end_the_piece_path_before_decoding_anything(
 
     monkeypatch.setattr(CODEC, "decode", refuse)
     ctx = Context(shape=CODEC.shape, format=CODEC.name)
-    assert _chunked.repair(h, CODEC, get_profile(provider), toolpair.Policy(), ctx) is None
+    assert chunked.repair(h, CODEC, get_profile(provider), toolpair.Policy(), ctx) is None
 
 
 def test_sides() -> None:

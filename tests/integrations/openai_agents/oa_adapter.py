@@ -20,12 +20,12 @@ from agents.run import CallModelData, ModelInputData
 from hypothesis import strategies as st
 from oa_harness import Server, message
 
-from toolpair._gen import Abs
 from toolpair._model import Codec
 from toolpair.conformance import CORE_COMPACTORS, Adapter, Compactor
 from toolpair.formats import CODECS
 from toolpair.integrations.openai_agents import repair_items, trim_filter, with_toolpair
 from toolpair.integrations.openai_agents._fast import CHAT_CODEC
+from toolpair.testing.generate import Abs
 
 
 def render(msgs: list[Abs]) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import toolpair
-from toolpair import wire
+from toolpair.gateway import wire
 
 GAP = 0.15
 SLOW = 3.0

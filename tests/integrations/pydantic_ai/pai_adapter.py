@@ -32,15 +32,15 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from toolpair._gen import (
+from toolpair.conformance import Adapter
+from toolpair.integrations.pydantic_ai import PydanticAICodec
+from toolpair.testing.generate import (
     HOSTED_ON,
     Abs,
     answers_a_call,
     blank_one_id,
     defective,
 )
-from toolpair.conformance import Adapter
-from toolpair.integrations.pydantic_ai import PydanticAICodec
 
 HAS_OUTCOME = "outcome" in {f.name for f in dataclasses.fields(ToolReturnPart)}
 

@@ -33,7 +33,7 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 
 import toolpair
 from toolpair._api import parse
-from toolpair._fast import certainly_valid
+from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.pydantic_ai import PydanticAICodec, repair, validate
 
 EMPTY = "messages: text content blocks must be non-empty"

@@ -1,4 +1,4 @@
-"""Long pydantic-ai histories repaired in pieces (`toolpair._chunked`, through
+"""Long pydantic-ai histories repaired in pieces (`toolpair.engine.chunked`, through
 `PydanticAICodec.side` and `certainly_valid(..., frag)`): never a different answer.
 
 The piece path is forced on short generated histories (``MIN_MESSAGES = 0``) with runs
@@ -26,9 +26,9 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, Thinking
 from test_pai_fast import SUPPORTED
 
 import toolpair
-from toolpair import _chunked
 from toolpair._api import parse
-from toolpair._fast import Frag
+from toolpair.engine import chunked
+from toolpair.engine.fast import Frag
 from toolpair.integrations.pydantic_ai import PydanticAICodec, repair
 
 sys.path.append(str(Path(__file__).parents[3] / "bench"))
@@ -41,22 +41,22 @@ _FRESH = T0 + timedelta(days=365)
 @contextmanager
 def pieces(run: int) -> Iterator[None]:
     """The piece path for any length, ``run`` exchanges checked at a time."""
-    saved = _chunked.MIN_MESSAGES, _chunked._RUN
-    _chunked.MIN_MESSAGES, _chunked._RUN = 0, run
+    saved = chunked.MIN_MESSAGES, chunked._RUN
+    chunked.MIN_MESSAGES, chunked._RUN = 0, run
     try:
         yield
     finally:
-        _chunked.MIN_MESSAGES, _chunked._RUN = saved
+        chunked.MIN_MESSAGES, chunked._RUN = saved
 
 
 @contextmanager
 def full_path() -> Iterator[None]:
-    saved = _chunked.MIN_MESSAGES
-    _chunked.MIN_MESSAGES = 10**9
+    saved = chunked.MIN_MESSAGES
+    chunked.MIN_MESSAGES = 10**9
     try:
         yield
     finally:
-        _chunked.MIN_MESSAGES = saved
+        chunked.MIN_MESSAGES = saved
 
 
 def _stable(x: Any) -> Any:
@@ -136,7 +136,7 @@ def test_pieces_keep_every_property(provider: str, history: Any, run: int) -> No
 
 def _chunked_repair(history: list[ModelMessage], provider: str) -> Any:
     p = parse(history, provider, PydanticAICodec(), {})
-    return _chunked.repair(p.raw, p.codec, p.profile, toolpair.Policy(), p.ctx)
+    return chunked.repair(p.raw, p.codec, p.profile, toolpair.Policy(), p.ctx)
 
 
 @pytest.mark.parametrize("run", [1, 2, 8])

@@ -31,9 +31,9 @@ from pydantic_ai.messages import (
 
 import toolpair
 from toolpair._api import parse
-from toolpair._fast import certainly_valid
-from toolpair._gen import abstract_history
+from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.pydantic_ai import PydanticAICodec, repair, validate
+from toolpair.testing.generate import abstract_history
 
 FUZZ = settings(max_examples=int(os.environ.get("TOOLPAIR_FUZZ", "40")), deadline=None)
 

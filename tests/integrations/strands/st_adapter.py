@@ -14,11 +14,11 @@ from typing import Any
 
 import st_harness as h
 
-from toolpair import _gen
 from toolpair._model import Codec
 from toolpair.conformance import Adapter, Unsendable
 from toolpair.formats import CODECS
 from toolpair.integrations.strands import ToolpairModel, repair_messages
+from toolpair.testing import generate
 
 MODEL_IDS = {
     "anthropic": "claude-sonnet-4-5",
@@ -43,7 +43,7 @@ class StrandsAdapter(Adapter):
 
     def build(self, history: list[Any]) -> list[Any]:
         # Strands' ToolResult always carries its status (its formatters index it).
-        out = _gen.render(history, "bedrock")
+        out = generate.render(history, "bedrock")
         for m in out:
             for b in m["content"]:
                 if "toolResult" in b:

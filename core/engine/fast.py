@@ -18,15 +18,15 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolpair.formats._common import content_is_empty
-from toolpair.providers._base import Context
+from toolpair.formats import content_is_empty
+from toolpair.providers import Context
 
 Checker = Callable[..., "bool | None"]
 
 
 @dataclass(slots=True)
 class Frag:
-    """A fragment of a longer history (see `toolpair._chunked`): where it sits, and the
+    """A fragment of a longer history (see `toolpair.engine.chunked`): where it sits, and the
     role the message before it had. ``seen`` is shared by every fragment: a checker
     that finds its fragment clean adds the fragment's call ids to it (each answered
     inside the fragment, so they are its result ids too); the providers that want ids
@@ -60,14 +60,14 @@ _ANTHROPIC_PLAIN = frozenset({"text", "image", "document"})
 _ROLES = frozenset({"user", "assistant", "system", "developer"})
 
 
-def _blank(text: Any) -> bool:
+def blank(text: Any) -> bool:
     return type(text) is not str or not text or text.isspace()
 
 
 _ANTHROPIC_ID_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
 
 
-def _anthropic_ids_ok(ids: Collection[str]) -> bool:
+def anthropic_ids_ok(ids: Collection[str]) -> bool:
     """Every id a non-empty string of [a-zA-Z0-9_-], checked over all ids at once by
     deleting the allowed bytes (a regex, per id or over them all, costs more than the
     rest of the pass)."""
@@ -121,7 +121,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                         return None
                     start = len(ids)
                     if start > _BATCH:
-                        if not _anthropic_ids_ok(ids):
+                        if not anthropic_ids_ok(ids):
                             return None
                         seen.update(ids)
                         total += start
@@ -194,7 +194,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
         return None  # a result that is not due, a missing key, a text not a string
     if due != end or (role_prev == "assistant" and calling):
         return None
-    if not _anthropic_ids_ok(ids):
+    if not anthropic_ids_ok(ids):
         return None
     seen.update(ids)
     if len(seen) != total + len(ids):
@@ -235,7 +235,7 @@ def bedrock_claude4(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None)
 
 def _beside_results(b: Any) -> bool:
     if "text" in b:
-        return type(b["text"]) is str and not _blank(b["text"])
+        return type(b["text"]) is str and not blank(b["text"])
     if "image" in b:
         return True
     doc = b.get("document")
@@ -275,7 +275,7 @@ def _bedrock(
                     else:
                         calls.append(i)
                 elif "text" in b:
-                    if _blank(b["text"]):
+                    if blank(b["text"]):
                         return None
                     spoken = True
                 elif "toolResult" in b:
@@ -292,7 +292,7 @@ def _bedrock(
         else:
             if pending is None:
                 for b in content:
-                    if "toolResult" in b or ("text" in b and _blank(b["text"])):
+                    if "toolResult" in b or ("text" in b and blank(b["text"])):
                         return None
                 continue
             if len(content) != len(pending) and not media:

@@ -64,7 +64,7 @@ class UnsupportedCodec(ToolpairError, TypeError):
 # --------------------------------------------------------------------------- reading
 
 
-def _parse(
+def parse_for(
     history: Any,
     format: str | Codec | None,
     provider: str | None = None,
@@ -109,7 +109,7 @@ def _key(b: Block) -> str:
     return b.id if b.id is not None else "\x00" + (b.name or "")
 
 
-def _pairs(msgs: Sequence[Message]) -> list[_Pair]:
+def pairs_of(msgs: Sequence[Message]) -> list[_Pair]:
     """Every call with its results, in call order; results with no call at the end.
     A result answers the most recent unanswered call with its id (its name for an
     id-less Gemini call); a repeated result joins the pair it repeats."""
@@ -164,7 +164,7 @@ def _pieces(msgs: Sequence[Message], shape: str) -> list[tuple[int, UnitKind]]:
     return out
 
 
-def _units(msgs: Sequence[Message], shape: str, pairs: Sequence[_Pair]) -> list[Unit]:
+def units_of(msgs: Sequence[Message], shape: str, pairs: Sequence[_Pair]) -> list[Unit]:
     pieces = _pieces(msgs, shape)
     if not pieces:
         return []
@@ -265,7 +265,7 @@ def _approximate(message: Message) -> int:
     return TOKENS_PER_MESSAGE + math.ceil(chars / CHARS_PER_TOKEN) + images * TOKENS_PER_IMAGE
 
 
-def _counter(token_counter: TokenCounter, codec: Codec) -> Callable[[Message], int]:
+def message_counter(token_counter: TokenCounter, codec: Codec) -> Callable[[Message], int]:
     if token_counter == "approximate":
         return _approximate
     if isinstance(token_counter, str) or not callable(token_counter):
@@ -284,7 +284,7 @@ def _counter(token_counter: TokenCounter, codec: Codec) -> Callable[[Message], i
     return count
 
 
-def _finish(
+def finish(
     p: Parsed,
     natives: list[Any],
     fixes: list[Fix],
@@ -314,14 +314,14 @@ def _finish(
     )
 
 
-def _method(codec: Codec, name: str, operation: str) -> Callable[..., Any]:
+def codec_method(codec: Codec, name: str, operation: str) -> Callable[..., Any]:
     fn = getattr(codec, name, None)
     if not callable(fn):
         raise UnsupportedCodec(codec, name, operation)
     return fn  # type: ignore[no-any-return]
 
 
-def _rebuild(
+def rebuild(
     p: Parsed, edits: Mapping[int, Mapping[int, Block | None]], built: list[Any] | None = None
 ) -> list[Any]:
     """The messages with block edits applied (None removes a block; a message whose
@@ -344,12 +344,12 @@ def _rebuild(
     return out
 
 
-def _same(
+def same_messages(
     p: Parsed, total: int, provider: str | None = None, model: str | None = None
 ) -> Compacted:
     """Nothing to compact; with ``provider`` the history is still repaired for it."""
     if provider is not None:
-        return _finish(p, list(p.raw), [], provider, model=model, before=total, after=total)
+        return finish(p, list(p.raw), [], provider, model=model, before=total, after=total)
     return Compacted(
         _shaped(p, list(p.raw)), [], {}, "", p.codec.name, tokens_before=total, tokens_after=total
     )

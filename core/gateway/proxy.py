@@ -8,7 +8,7 @@ with ``ANTHROPIC_BASE_URL`` or ``OPENAI_BASE_URL``) sends paired histories. Stan
 library only: a threading HTTP/1.1 server and ``http.client``.
 
 - The body of a POST to a chat completions, messages, responses or generateContent path
-  is judged by `toolpair.wire`; a valid body is forwarded byte-identical.
+  is judged by `toolpair.gateway.wire`; a valid body is forwarded byte-identical.
 - Everything else (other paths, methods, bodies) is forwarded untouched.
 - Responses are never read: their bytes are relayed as they arrive, so server-sent
   events stream unbuffered.
@@ -30,7 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolpair import wire
+from toolpair.gateway import wire
 
 logger = logging.getLogger("toolpair")
 

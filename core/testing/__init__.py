@@ -35,15 +35,17 @@ from __future__ import annotations
 
 import copy
 import importlib
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolpair import _api
 from toolpair._model import Codec, InvalidHistory, Violation
-from toolpair.cli import DEMOS, load_demo, render_turns
-from toolpair.conformance import Adapter, Conformance
+from toolpair.cli.render import render_turns
+from toolpair.demo import DEMOS, load_demo
 from toolpair.formats import LIST_KEYS
+from toolpair.testing.conformance import Adapter, Conformance
 
 __all__ = [
     "FRAMEWORK_MODULES",
@@ -131,9 +133,9 @@ def assert_valid(
 
 
 # -- the pytest plugin -----------------------------------------------------------------
-# pytest is imported only when pytest itself loads this module as a plugin (or when a
-# user's test imports it, which means pytest is there); without pytest the fixtures are
-# simply not defined.
+# The fixtures are defined only when pytest itself loads this module as a plugin (or a
+# user's test imports it, which means pytest is running); otherwise they are simply not
+# defined.
 
 
 def _framework_history(name: str) -> Poisoned:
@@ -152,9 +154,11 @@ def _framework_history(name: str) -> Poisoned:
 
 
 def _define_fixtures() -> dict[str, Any]:
-    try:
-        pytest: Any = importlib.import_module("pytest")
-    except ImportError:
+    # Only under a running pytest (which has imported itself before loading plugins and
+    # test modules): importing the kit elsewhere, as `toolpair.testing.conformance` does,
+    # must not import a test runner.
+    pytest: Any = sys.modules.get("pytest")
+    if pytest is None:
         return {}
     fixtures: dict[str, Any] = {}
 

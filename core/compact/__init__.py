@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from toolpair._api import Parsed
-from toolpair._compact_base import (
+from toolpair._model import Codec, Fix
+from toolpair.compact.base import (
     CHARS_PER_TOKEN,
     TOKENS_PER_IMAGE,
     TOKENS_PER_MESSAGE,
@@ -34,13 +35,13 @@ from toolpair._compact_base import (
     Unit,
     UnitKind,
     UnsupportedCodec,
-    _counter,
-    _finish,
-    _pairs,
-    _parse,
-    _units,
+    finish,
+    message_counter,
+    pairs_of,
+    parse_for,
+    units_of,
 )
-from toolpair._compact_edit import (
+from toolpair.compact.edit import (
     CLEARED,
     OFFLOADED,
     FileStore,
@@ -49,13 +50,12 @@ from toolpair._compact_edit import (
     offload,
     prune,
 )
-from toolpair._model import Codec, Fix
 
 
 def units(history: Any, *, format: str | Codec | None = None) -> list[Unit]:
     """The eviction units of ``history`` in order; their spans tile the message list."""
-    p = _parse(history, format)
-    return _units(p.messages, p.codec.shape, _pairs(p.messages))
+    p = parse_for(history, format)
+    return units_of(p.messages, p.codec.shape, pairs_of(p.messages))
 
 
 def safe_cut(
@@ -92,8 +92,8 @@ def count_tokens(
     format: str | Codec | None = None,
 ) -> int:
     """The size of ``history``'s messages as `trim` counts it."""
-    p = _parse(history, format)
-    count = _counter(token_counter, p.codec)
+    p = parse_for(history, format)
+    count = message_counter(token_counter, p.codec)
     return sum(count(m) for m in p.messages)
 
 
@@ -129,11 +129,11 @@ def trim(
         raise ValueError(f"strategy must be 'first' or 'last', not {strategy!r}")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 0:
         raise ValueError(f"max_tokens must be a non-negative int, not {max_tokens!r}")
-    p = _parse(history, format, provider, model)
-    count = _counter(token_counter, p.codec)
+    p = parse_for(history, format, provider, model)
+    count = message_counter(token_counter, p.codec)
     sizes = [count(m) for m in p.messages]
     total = sum(sizes)
-    us = _units(p.messages, p.codec.shape, _pairs(p.messages))
+    us = units_of(p.messages, p.codec.shape, pairs_of(p.messages))
     cost = [sum(sizes[u.start : u.stop]) for u in us]
     fixes: list[Fix] = []
     if total <= max_tokens or not us:
@@ -166,7 +166,7 @@ def trim(
             )
         )
     natives = [p.raw[i] for k in keep for i in range(us[k].start, us[k].stop)]
-    return _finish(
+    return finish(
         p, natives, fixes, provider, model=model, evicted=evicted, before=total, after=after
     )
 

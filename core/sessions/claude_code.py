@@ -26,9 +26,13 @@ import sys
 import uuid as _uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any
 
-from toolpair._model import Policy, Violation
+from toolpair._model import InvalidHistory, Policy, Violation
+from toolpair.sessions._files import written_by_toolpair
+from toolpair.sessions._format import Loaded
+from toolpair.sessions._format import Plan as SessionPlan
 
 #: Entry types that belong to the conversation graph (with a string ``uuid``).
 GRAPH_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
@@ -43,14 +47,6 @@ TWO_PASS_FROM = 8 << 20
 NEXT_PROMPT = "(the next prompt)"
 _LIST_KEEP = 16
 _DEPTH = 2
-
-
-class SessionError(ValueError):
-    """A transcript that cannot be read or safely edited; ``line`` names the line."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(f"line {line}: {message}" if line is not None else message)
-        self.line = line
 
 
 # -- reading ------------------------------------------------------------------------
@@ -1006,3 +1002,155 @@ def graph_problems(t: Transcript) -> set[str]:
         for u in path:
             state[u] = 2
     return problems
+
+
+# -- the session format ----------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _State:
+    session: Session
+    plan: Plan | None = None
+
+
+def _span(session: Session, i: int) -> str:
+    ls = [e.line for e in session.messages[i].entries]
+    return f"line {ls[0]}" if len(ls) == 1 else f"lines {ls[0]}-{ls[-1]}"
+
+
+def _ranges(lines: list[int], limit: int = 6) -> str:
+    """``3-7, 12, 40-41`` for sorted line numbers, the first ``limit`` runs."""
+    runs: list[tuple[int, int]] = []
+    for n in lines:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs[:limit])
+    return shown + (", ..." if len(runs) > limit else "")
+
+
+def skipped_text(session: Session) -> str:
+    """What was read and not judged, with the lines of each kind."""
+    where = {
+        "lines before the last compaction": [e.line for e in session.before_boundary],
+        "dead-branch messages": [e.line for e in session.dead if e.type in MESSAGE_TYPES],
+        "sidechain lines (their own chains)": [e.line for e in session.sidechain],
+    }
+    parts = []
+    for what, n in session.skipped().items():
+        lines = where.get(what)
+        parts.append(f"{n} {what}" + (f" (lines {_ranges(lines)})" if lines else ""))
+    return "; ".join(parts)
+
+
+def _described(session: Session) -> str:
+    t = session.transcript
+    parts = ["claude-code format", "anthropic rules"]
+    if session.model:
+        parts.append(f"model {session.model}")
+    if t.version:
+        parts.append(f"written by {t.version}")
+    if session.sent:
+        parts.append(
+            f"{len(session.messages)} API messages from lines "
+            f"{session.sent[0].line}-{session.sent[-1].line}"
+        )
+    if session.boundary is not None:
+        parts.append(f"last compaction at line {session.boundary.line}")
+    if session.recovered:
+        parts.append(f"{len(session.recovered)} parallel lines re-attached")
+    return ", ".join(parts)
+
+
+def loaded(session: Session, path: str) -> Loaded:
+    """A rebuilt session as the session commands judge it."""
+    msgs = session.api_messages()
+    where = [_span(session, i) for i in range(len(session.messages))]
+    lines: list[int | None] = [m.entries[0].line for m in session.messages]
+    stand_in = bool(msgs) and msgs[-1]["role"] == "assistant"
+    if stand_in:
+        # On resume the next request adds the user's new prompt after the history: a
+        # last assistant message is not a prefill, and its calls must be answered.
+        msgs.append({"role": "user", "content": [{"type": "text", "text": NEXT_PROMPT}]})
+        where.append("the next prompt")
+        lines.append(None)
+    return Loaded(
+        path=path,
+        format="claude-code",
+        provider="anthropic",
+        wire="anthropic",
+        messages=msgs,
+        where=where,
+        lines=lines,
+        described=_described(session),
+        model=session.model,
+        skipped=skipped_text(session),
+        state=_State(session),
+        stand_in=stand_in,
+        locate=session.line_of,
+    )
+
+
+class ClaudeCode:
+    """Claude Code and Agent SDK transcripts (``~/.claude/projects/<dir>/<id>.jsonl``)."""
+
+    name = "claude-code"
+    agent = "Claude Code"
+    provider = "anthropic"
+    wire = "anthropic"
+    close_hint = "quit Claude Code (it appends to the file on exit) and run this again"
+
+    def sniff(self, path: str) -> bool:
+        return path != "-" and os.path.isfile(path) and sniff_file(path)
+
+    def target(self, path: str) -> str:
+        return path
+
+    def load(self, data: bytes, path: str) -> Loaded:
+        return loaded(read_session(data.splitlines(keepends=True)), path)
+
+    def looks_like(self, objs: list[Any]) -> bool:
+        return looks_like_session(objs)
+
+    def history(self, obj: Any) -> list[Any]:
+        if not isinstance(obj, list | tuple):
+            raise InvalidHistory("a claude-code transcript is a list of line objects")
+        return api_messages(obj)
+
+    def plan(self, loaded: Loaded, data: bytes, model: str | None) -> SessionPlan | None:
+        state: _State = loaded.state
+        raw = data.splitlines(keepends=True)
+        plan = plan_repair(state.session, raw)
+        if not plan:
+            return None
+        state.plan = plan
+        fixes = sum(1 for c in plan.changes if c.kind != "unrepaired")
+        return SessionPlan([str(c) for c in plan.changes], b"".join(apply_plan(raw, plan)), fixes)
+
+    def verify(self, before: Loaded, after: Loaded) -> str | None:
+        b: _State = before.state
+        a: _State = after.state
+        leaf = b.plan.leaf if b.plan is not None else None
+        if a.session.leaf is None or a.session.leaf.uuid != leaf:
+            got = a.session.leaf.uuid if a.session.leaf else None
+            return f"the leaf would move (expected {leaf}, got {got})"
+        new_problems = graph_problems(a.session.transcript) - graph_problems(b.session.transcript)
+        if new_problems:
+            return "; ".join(sorted(new_problems))
+        if a.session.cycle:
+            return "the rebuilt chain has a cycle"
+        return None
+
+    def default_roots(self) -> list[Path]:
+        base = os.environ.get("CLAUDE_CONFIG_DIR")
+        return [(Path(base) if base else Path.home() / ".claude") / "projects"]
+
+    def session_files(self, root: Path) -> Iterator[Path]:
+        for d, _dirs, files in os.walk(root):
+            for f in files:
+                if f.endswith(".jsonl") and not written_by_toolpair(f):
+                    yield Path(d) / f
+
+
+FORMAT = ClaudeCode()

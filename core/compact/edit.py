@@ -11,18 +11,18 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from toolpair._api import Parsed
-from toolpair._compact_base import (
+from toolpair._model import Block, Codec, Fix, Message, Role
+from toolpair.compact.base import (
     Compacted,
     TokenCounter,
-    _counter,
-    _finish,
-    _method,
-    _pairs,
-    _parse,
-    _rebuild,
-    _same,
+    codec_method,
+    finish,
+    message_counter,
+    pairs_of,
+    parse_for,
+    rebuild,
+    same_messages,
 )
-from toolpair._model import Block, Codec, Fix, Message, Role
 
 #: What a cleared result says instead of its content.
 CLEARED = "[Tool result cleared to save context. The tool ran; its output was removed.]"
@@ -125,9 +125,9 @@ def clear_tool_results(
     calls' arguments (True, or the tool names to do it for). With ``provider`` (and
     ``model``) the result is also repaired for it.
     """
-    p = _parse(history, format, provider, model)
-    count = _counter(token_counter, p.codec)
-    pairs = [x for x in _pairs(p.messages) if x.call is not None and x.results]
+    p = parse_for(history, format, provider, model)
+    count = message_counter(token_counter, p.codec)
+    pairs = [x for x in pairs_of(p.messages) if x.call is not None and x.results]
     keep_n = _threshold(keep, "keep", "tool_uses")
     assert keep_n is not None
     sizes = [count(m) for m in p.messages]
@@ -135,11 +135,11 @@ def clear_tool_results(
     if isinstance(trigger, Mapping) and trigger.get("type") == "tool_uses":
         limit = _threshold(trigger, "trigger", "tool_uses")
         if limit is not None and len(pairs) <= limit:
-            return _same(p, total, provider, model)
+            return same_messages(p, total, provider, model)
     else:
         limit = _threshold(trigger, "trigger", "input_tokens")
         if limit is not None and total <= limit:
-            return _same(p, total, provider, model)
+            return same_messages(p, total, provider, model)
     at_least = _threshold(clear_at_least, "clear_at_least", "input_tokens")
     targets = pairs[: max(len(pairs) - keep_n, 0)]
     excluded = set(exclude_tools)
@@ -158,7 +158,9 @@ def clear_tool_results(
         for b, at in pair.results:
             if _content_text(_content(p.codec, b, "clear_tool_results")) == placeholder:
                 continue
-            with_content = with_content or _method(p.codec, "with_content", "clear_tool_results")
+            with_content = with_content or codec_method(
+                p.codec, "with_content", "clear_tool_results"
+            )
             _, j = positions[id(b)]
             edits.setdefault(at, {})[j] = with_content(b, placeholder)
             fixes.append(
@@ -172,7 +174,9 @@ def clear_tool_results(
         if clear_inputs is True or (
             not isinstance(clear_inputs, bool) and name is not None and name in clear_inputs
         ):
-            without_input = without_input or _method(p.codec, "without_input", "clear_tool_results")
+            without_input = without_input or codec_method(
+                p.codec, "without_input", "clear_tool_results"
+            )
             new = without_input(pair.call)
             if new is not pair.call:
                 at, j = positions[id(pair.call)]
@@ -186,19 +190,19 @@ def clear_tool_results(
                     )
                 )
     if not edits:
-        return _same(p, total, provider, model)
+        return same_messages(p, total, provider, model)
     built: list[Any] = []
-    natives = _rebuild(p, edits, built)
+    natives = rebuild(p, edits, built)
     # Each message is counted once: only the rebuilt ones are counted again.
     after = total - sum(n for m, n in zip(p.messages, sizes, strict=True) if m.index in edits)
     after += sum(count(m) for m in p.codec.decode(built))
     if at_least is not None and total - after < at_least:
-        return _same(p, total, provider, model)
-    return _finish(p, natives, fixes, provider, model=model, before=total, after=after)
+        return same_messages(p, total, provider, model)
+    return finish(p, natives, fixes, provider, model=model, before=total, after=after)
 
 
 def _content(codec: Codec, block: Block, operation: str) -> Any:
-    return _method(codec, "content_of", operation)(block)
+    return codec_method(codec, "content_of", operation)(block)
 
 
 # --------------------------------------------------------------------------- prune
@@ -269,12 +273,12 @@ def prune(
     if empty_messages not in ("remove", "keep"):
         raise ValueError(f"empty_messages must be 'remove' or 'keep', not {empty_messages!r}")
     rules = _rules(tool_calls)
-    p = _parse(history, format, provider, model)
+    p = parse_for(history, format, provider, model)
     msgs = p.messages
     n = len(msgs)
     gone: set[int] = set()  # id() of removed blocks
     fixes: list[Fix] = []
-    for pair in _pairs(msgs):
+    for pair in pairs_of(msgs):
         at = pair.positions()
         for spared, tools in rules:
             if tools is not None and pair.name not in tools:
@@ -356,8 +360,8 @@ def prune(
         for role, blocks, tpl, _, edited in out
     ]
     if not fixes:
-        return _same(p, 0, provider, model)
-    return _finish(p, natives, fixes, provider, model=model)
+        return same_messages(p, 0, provider, model)
+    return finish(p, natives, fixes, provider, model=model)
 
 
 def _merge_new_neighbours(
@@ -464,7 +468,7 @@ def offload(
         or threshold_bytes < 0
     ):
         raise ValueError(f"threshold_bytes must be a non-negative int, not {threshold_bytes!r}")
-    p = _parse(history, format, provider, model)
+    p = parse_for(history, format, provider, model)
     edits: dict[int, dict[int, Block | None]] = {}
     fixes: list[Fix] = []
     for m in p.messages:
@@ -484,7 +488,7 @@ def offload(
             size = len(text.encode("utf-8"))
             if size <= threshold_bytes:
                 continue
-            with_content = _method(p.codec, "with_content", "offload")
+            with_content = codec_method(p.codec, "with_content", "offload")
             digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
             locator = store.put(f"{b.id or b.name or 'result'}-{digest}", text)
             head = text[:head_chars]
@@ -503,5 +507,5 @@ def offload(
                 )
             )
     if not edits:
-        return _same(p, 0, provider, model)
-    return _finish(p, _rebuild(p, edits), fixes, provider, model=model)
+        return same_messages(p, 0, provider, model)
+    return finish(p, rebuild(p, edits), fixes, provider, model=model)

@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toolpair import _repair
-from toolpair._fast import CHECKERS, Frag, certainly_valid
 from toolpair._model import Codec, Fix, InvalidHistory, Message, Policy
 from toolpair._view import pid
-from toolpair.providers._base import Context, Profile
+from toolpair.engine import passes
+from toolpair.engine.fast import CHECKERS, Frag, certainly_valid
+from toolpair.providers import Context, Profile
 
 #: Histories shorter than this take the full path: the bookkeeping would not pay.
 MIN_MESSAGES = 200
@@ -223,7 +223,7 @@ def repair(
             out.extend(raw[a:b])
             pieces_out.extend(raw[a:b])
             continue
-        natives, piece_fixes, piece_map = _repair.run(
+        natives, piece_fixes, piece_map = passes.run(
             msgs, codec, profile, policy, taken=all_calls, first=a == 0, last=b == len(raw)
         )
         out.extend(natives)

@@ -22,7 +22,7 @@ from itertools import pairwise
 from typing import Any
 
 from toolpair._model import Block, Codec, Fix, Message, Policy, Role
-from toolpair.providers._base import Profile
+from toolpair.providers import Profile
 
 
 @dataclass(slots=True, eq=False)

@@ -1,0 +1,143 @@
+"""check"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any
+
+from toolpair import _api
+from toolpair._model import InvalidHistory
+from toolpair.cli.reading import (
+    ReadError,
+    err,
+    invalid,
+    judged,
+    location,
+    named,
+    open_source,
+    read_document,
+    resolve,
+    unit_line,
+)
+from toolpair.cli.render import violation_item, violation_line
+from toolpair.cli.sessions import check_file as session_check
+from toolpair.cli.sessions import session_format
+from toolpair.engine.coverage import NothingJudged
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    status = 0
+    out_json: list[dict[str, Any]] = []
+    for name in args.files:
+        try:
+            n = _check_file(name, args, out_json)
+        except ReadError as e:
+            err(str(e))
+            status = 2
+            continue
+        if n and status == 0:
+            status = 1
+    if args.json:
+        json.dump(out_json, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    return status
+
+
+def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
+    if getattr(args, "thread", None) is not None:
+        return _check_thread(name, args, out_json)
+    fmt = session_format(name, args.format)
+    if fmt is not None:
+        return session_check(fmt, name, args, out_json)
+    stream, args = open_source(name, args)
+    shown = "<stdin>" if name == "-" else name
+    total = 0
+    units = 0
+    described: set[str] = set()
+    try:
+        doc = read_document(shown, stream, keep_raw=False)
+        for unit in doc.units:
+            units += 1
+            r = resolve(unit.obj, args.format, args.provider, location(shown, unit, None))
+            judged(r, args, location(shown, unit, None))
+            described.add(named(r, args.provider is not None))
+            try:
+                violations = _api.validate(r.history, r.provider, model=args.model, format=r.format)
+            except NothingJudged as e:
+                raise ReadError(
+                    location(shown, unit, None), f"nothing judged, not reported valid: {e}"
+                ) from None
+            except InvalidHistory as e:
+                raise invalid(shown, unit, e) from None
+            total += len(violations)
+            for v in violations:
+                loc = location(shown, unit, v.index)
+                if args.json:
+                    out_json.append(
+                        violation_item(
+                            v,
+                            file=shown,
+                            line=unit_line(unit, v.index),
+                            provider=r.provider,
+                            format=r.format_name,
+                        )
+                    )
+                else:
+                    print(violation_line(loc, v))
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    if not args.json:
+        what = "; ".join(sorted(described))
+        count = "valid" if not total else f"{total} violation{'s' if total != 1 else ''}"
+        per = f" in {units} histories" if doc.kind == "jsonl-requests" else ""
+        print(f"{shown}: {count}{per} ({what})")
+    return total
+
+
+#: Where ``check --thread`` finds LangGraph (imported only when the option is given).
+LANGGRAPH = "toolpair.integrations.langgraph"
+
+
+def _check_thread(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
+    """``check FILE --thread ID``: FILE is a LangGraph SQLite checkpoint file; the
+    thread's latest checkpoint is checked (with the results of its unfinished step)."""
+    where = f"{name} (thread {args.thread})"
+    try:
+        module = importlib.import_module(LANGGRAPH)
+    except ImportError as e:
+        raise ReadError(
+            where,
+            f"--thread reads LangGraph checkpoints, but {LANGGRAPH} cannot be imported ({e}); "
+            'install it with: pip install "toolpair[langgraph]" langgraph-checkpoint-sqlite',
+        ) from None
+    provider = args.provider or module.DEFAULT_PROVIDER
+    try:
+        messages, codec = module.load_thread(name, args.thread, provider=provider)
+    except ImportError as e:
+        raise ReadError(where, f"cannot read LangGraph checkpoints ({e})") from None
+    except (LookupError, OSError, ValueError) as e:
+        raise ReadError(where, str(e)) from None
+    except Exception as e:  # sqlite3.DatabaseError and the saver's own errors
+        raise ReadError(where, f"not a LangGraph SQLite checkpoint file: {e}") from None
+    try:
+        violations = _api.validate(messages, provider, model=args.model, format=codec)
+    except InvalidHistory as e:
+        raise ReadError(where, f"not a history toolpair can read: {e}") from None
+    for v in violations:
+        if args.json:
+            out_json.append(
+                violation_item(
+                    v, file=name, thread=args.thread, provider=provider, format="langgraph"
+                )
+            )
+        else:
+            print(violation_line(f"{where}: message {v.index}", v))
+    if not args.json:
+        count = "valid" if not violations else f"{len(violations)} violation"
+        count += "s" if len(violations) > 1 else ""
+        print(f"{where}: {count} ({len(messages)} messages, {provider} rules)")
+    return len(violations)

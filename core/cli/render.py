@@ -1,0 +1,91 @@
+"""render"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolpair._model import Block, Message, Violation
+
+
+def short(text: str | None, width: int = 40) -> str:
+    text = " ".join((text or "").split())
+    return json.dumps(text if len(text) <= width else text[: width - 1] + "…", ensure_ascii=False)
+
+
+def text_of(b: Block) -> str | None:
+    if b.text is not None:
+        return b.text
+    n = b.native
+    if isinstance(n, str):
+        return n
+    if isinstance(n, Mapping):
+        for key in ("text", "content"):
+            v: Any = n.get(key)
+            if isinstance(v, str):
+                return v
+            if isinstance(v, list):
+                return " ".join(
+                    x["text"]
+                    for x in v
+                    if isinstance(x, Mapping) and isinstance(x.get("text"), str)
+                )
+    return None
+
+
+def render_message(m: Message) -> str:
+    """A compact one-line rendering of a message: its role and its blocks."""
+    parts: list[str] = []
+    for b in m.blocks:
+        if b.kind == "text":
+            parts.append(f"text {short(text_of(b))}")
+        elif b.kind in ("call", "server_call"):
+            parts.append(f"{b.kind} {b.name or '?'}({b.id or '-'})")
+        elif b.kind in ("result", "server_result"):
+            flags = "".join(
+                f for f, on in ((" error", b.is_error), (" synthetic", b.synthetic)) if on
+            )
+            parts.append(f"{b.kind}({b.id or b.name or '-'}{flags})")
+        else:
+            parts.append(b.sub or b.kind)
+    return f"[{m.index}] {m.role}: " + (", ".join(parts) or "(empty)")
+
+
+def render_turns(
+    messages: Sequence[Message], marked: set[int] | None = None, context: int | None = None
+) -> list[str]:
+    """One line per message, ``>`` marking the ``marked`` indices; with ``context``,
+    only the marked messages and that many neighbours each side (``...`` for gaps)."""
+    marked = marked or set()
+    keep = list(range(len(messages)))
+    if context is not None and marked:
+        wanted = {j for i in marked for j in range(i - context, i + context + 1)}
+        keep = [i for i in keep if i in wanted]
+    out: list[str] = []
+    last = -1
+    for i in keep:
+        if i != last + 1:
+            out.append("  ...")
+        out.append(("> " if i in marked else "  ") + render_message(messages[i]))
+        last = i
+    if context is not None and marked and last != len(messages) - 1:
+        out.append("  ...")
+    return out
+
+
+def violation_line(loc: str, v: Violation) -> str:
+    at = f" (at {v.path})" if v.path and v.path not in v.message else ""
+    return f"{loc}: [{v.code}] {v.message}{at}"
+
+
+def violation_item(v: Violation, **where: Any) -> dict[str, Any]:
+    """A violation as ``check --json`` prints it, with where it was found."""
+    return {
+        "code": v.code,
+        "message": v.message,
+        "index": v.index,
+        "ids": list(v.ids),
+        "path": v.path,
+        **where,
+    }
