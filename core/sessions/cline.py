@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from toolpair._model import InvalidHistory, Policy
+from toolpair.sessions._files import written_by_toolpair
 from toolpair.sessions._format import Loaded, Plan, SessionError
 
 #: The history file of a legacy task folder.
@@ -116,7 +117,8 @@ def _agent_of(path: str) -> str | None:
 
 
 def _is_backup(name: str) -> bool:
-    return ".bak" in name or name.endswith((".tmp", ".lock")) or name.startswith(".")
+    """A backup or temp file (toolpair's, or Roo's safeWriteJson's), never a session."""
+    return written_by_toolpair(name) or ".bak" in name or name.endswith((".tmp", ".lock"))
 
 
 # -- reading the JSON with each top-level message's span ---------------------------------
@@ -641,6 +643,7 @@ class ClineFormat:
             model=model,
             skipped=skipped,
             state=state,
+            stand_in=where[-1] == "the next prompt",
         )
 
     def history(self, obj: Any) -> list[Any]:
@@ -659,9 +662,6 @@ class ClineFormat:
 
     def plan(self, loaded: Loaded, data: bytes, model: str | None) -> Plan | None:
         st: _State = loaded.state
-        lock = Path(loaded.path + ".lock")
-        if lock.exists():
-            raise SessionError(f"{lock} exists: the extension is writing this task; close it first")
         doc = st.doc
         stored = doc.stored
         text = Policy().placeholder
@@ -749,6 +749,10 @@ class ClineFormat:
         return Plan(changes + unrepaired, "".join(out).encode("utf-8"), len(changes))
 
     def verify(self, before: Loaded, after: Loaded) -> str | None:
+        lock = Path(before.path + ".lock")
+        if lock.exists():
+            # Roo's safeWriteJson holds it while it writes the task (proper-lockfile).
+            return f"{lock} exists: the extension is writing this task; close the task first"
         b: _State = before.state
         a: _State = after.state
         n = len(b.doc.stored)
@@ -776,7 +780,8 @@ class ClineFormat:
         return None
 
     def default_roots(self) -> list[Path]:
-        return [r for r in candidate_roots() if r.is_dir()]
+        # Every candidate: scan walks those that exist, and names them all when none does.
+        return candidate_roots()
 
     def session_files(self, root: Path) -> Iterator[Path]:
         stack = [str(root)]
