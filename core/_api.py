@@ -111,8 +111,12 @@ def parse(
         # An agent's session file: the wire messages its agent sends on resume.
         history, format = TRANSCRIPTS.read(format, history)
     codec = get_codec(format if format is not None else detect(history, provider))
-    if format is None and codec.name == "openai-responses" and not isinstance(history, Mapping):
-        _judged_guard(history)
+    if (
+        format is None
+        and getattr(codec, "skips_unknown", False)
+        and not isinstance(history, Mapping)
+    ):
+        _judged_guard(history, codec.name)
     body: Mapping[str, Any] | None = None
     key = ""
     ctx_values: dict[str, Any] = {}
@@ -128,8 +132,9 @@ def parse(
     if isinstance(raw, str | bytes) or not isinstance(raw, Sequence):
         raise InvalidHistory(f"history must be a list of messages, not {type(raw).__name__}")
     ctx_values.update(context)
-    if "tools" in context and "tool_config" not in context and codec.name == "bedrock":
-        ctx_values["tool_config"] = bool(context["tools"])
+    implied = getattr(codec, "implied_context", None)
+    if implied is not None:
+        ctx_values.update(implied(context))
     ctx = Context(shape=codec.shape, format=codec.name, **ctx_values)
     sends_blank = getattr(codec, "sends_blank_text", None)
     if sends_blank is not None:
@@ -139,12 +144,12 @@ def parse(
     return Parsed(body, key, raw, codec, profile, ctx)
 
 
-def _judged_guard(history: Any) -> None:
+def _judged_guard(history: Any, fmt: str) -> None:
     """Refuse a detected format that explains nothing of the list: rules would skip
     every unknown item, and ``valid`` would be said about what was never read. (The
     command line also refuses a list it explains almost nothing of.)"""
     try:
-        guard(history, "openai-responses", almost=False)
+        guard(history, fmt, almost=False)
     except NothingJudged as e:
         head = list(history[:20]) if isinstance(history, list | tuple) else []
         hint = TRANSCRIPTS.hint
@@ -153,7 +158,7 @@ def _judged_guard(history: Any) -> None:
             agent, name = named
             raise NothingJudged(
                 e.coverage,
-                "openai-responses",
+                fmt,
                 f"; it looks like a {agent} transcript: pass format={name!r}",
             ) from None
         raise

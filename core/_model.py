@@ -114,8 +114,12 @@ class Codec(Protocol):
     (``messages``, ``input``, ``contents``), ``body_context(body) -> dict`` gives what a
     rule needs from the rest of the body (thinking, toolConfig, previous_response_id,
     store, tools), and ``without_thinking(body) -> dict | None`` the body sent with
-    thinking off (None where the format cannot turn it off). Parsing asks the codec, so
-    a new format brings its own body with it.
+    thinking off (None where the format cannot turn it off);
+    ``implied_context(context) -> dict`` what the context keywords imply for its body (a
+    Bedrock ``tools`` list is a toolConfig); ``skips_unknown = True`` says that items of
+    an unknown type are skipped rather than refused, so a detected list it explains
+    nothing of gets no verdict. Parsing asks the codec, so a new format brings its own
+    body with it.
 
     A framework codec should define ``sends_blank_text(block, provider) -> bool``: whether
     the framework's own formatter for ``provider`` sends that empty or whitespace-only

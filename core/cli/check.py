@@ -1,4 +1,5 @@
-"""check"""
+"""``toolpair check``: report every violation of each file, in the provider's words, at
+its line; ``--thread`` reads a LangGraph checkpoint file."""
 
 from __future__ import annotations
 

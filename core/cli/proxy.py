@@ -1,4 +1,4 @@
-"""proxy"""
+"""``toolpair proxy``: serve the repairing reverse proxy of `toolpair.gateway.proxy`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""reading"""
+"""Reading what the commands are given: JSON or JSONL documents (with the style they
+were written in, so that a rewrite looks the same), framework dumps through their
+integration, and which format and provider a history is judged as."""
 
 from __future__ import annotations
 

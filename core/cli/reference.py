@@ -1,4 +1,4 @@
-"""reference"""
+"""``toolpair rules``: the rules a provider (and model) holds a history to."""
 
 from __future__ import annotations
 

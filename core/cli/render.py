@@ -1,4 +1,5 @@
-"""render"""
+"""Rendering for the terminal: one line per turn with its blocks, a violation with
+where it was found."""
 
 from __future__ import annotations
 

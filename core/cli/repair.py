@@ -1,4 +1,5 @@
-"""repair"""
+"""``toolpair repair``: write a repaired copy in the shape and format the file was read,
+to stdout, to ``-o OUT``, or in place with a backup."""
 
 from __future__ import annotations
 

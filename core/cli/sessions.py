@@ -40,7 +40,18 @@ def session_format(name: str, fmt: str | None) -> SessionFormat | None:
     return sessions.detect(name)
 
 
-def read_session(fmt: SessionFormat, name: str) -> tuple[Loaded, bytes]:
+def read_session(fmt: SessionFormat, name: str, *, need_bytes: bool = True) -> tuple[Loaded, bytes]:
+    """The session ``name`` as its agent loads it, and the file's bytes (empty where
+    ``need_bytes`` is False and the format reads the file itself)."""
+    load_path = getattr(fmt, "load_path", None)
+    if not need_bytes and load_path is not None and name != "-":
+        target = fmt.target(name)
+        try:
+            return load_path(target), b""
+        except OSError as e:
+            raise ReadError(name, e.strerror or str(e)) from None
+        except (SessionError, InvalidHistory) as e:
+            raise ReadError(target, f"not a {fmt.agent} session toolpair can read: {e}") from None
     if name == "-":
         data = sys.stdin.buffer.read()
         target = name
@@ -128,7 +139,7 @@ def check_file(
 ) -> int:
     """Check one session file; return its number of violations."""
     _provider_ok(fmt, name, args)
-    loaded, _data = read_session(fmt, name)
+    loaded, _data = read_session(fmt, name, need_bytes=False)
     if not loaded.messages:
         raise ReadError(name, _nothing(loaded))
     try:
@@ -299,9 +310,12 @@ def scan_one(job: tuple[str, str]) -> ScanResult:
         return ScanResult(path, 0.0, 0, error=e.strerror or str(e))
     res = ScanResult(path, st.st_mtime, st.st_size)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-        loaded = fmt.load(data, path)
+        load_path = getattr(fmt, "load_path", None)
+        if load_path is not None:
+            loaded = load_path(path)
+        else:
+            with open(path, "rb") as f:
+                loaded = fmt.load(f.read(), path)
         if not loaded.messages:
             res.judged = False
             return res

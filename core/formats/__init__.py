@@ -37,9 +37,9 @@ CODECS: dict[str, Codec] = {
 #: The body key holding the message list, per format (each codec's ``body_key``; absent
 #: means ``messages``).
 LIST_KEYS: dict[str, str] = {
-    name: key
+    name: getattr(c, "body_key", "messages")
     for name, c in CODECS.items()
-    if (key := getattr(c, "body_key", "messages")) != "messages"
+    if getattr(c, "body_key", "messages") != "messages"
 }
 
 _ANTHROPIC_TYPES = frozenset(

@@ -75,6 +75,12 @@ class BedrockCodec:
         )
         return {"tool_config": "toolConfig" in body, "thinking": thinking}
 
+    def implied_context(self, context: Mapping[str, Any]) -> dict[str, Any]:
+        """Tools passed as context are sent as a toolConfig."""
+        if "tools" in context and "tool_config" not in context:
+            return {"tool_config": bool(context["tools"])}
+        return {}
+
     def without_thinking(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
         """The body sent with thinking off: thinking lives in the model's own fields."""
         extra = body.get("additionalModelRequestFields")

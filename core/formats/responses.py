@@ -49,6 +49,9 @@ class ResponsesCodec:
     shape: Shape = "items"
     #: The key of the item list inside a request body.
     body_key = "input"
+    #: Items of a type it does not know are skipped, not refused, and detection falls
+    #: back to this format: a detected list it explains nothing of gets no verdict.
+    skips_unknown = True
 
     def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """The server state the request names, and whether it is stored."""

@@ -108,6 +108,10 @@ class SessionFormat(Protocol):
         """Read the file's bytes as the agent does on resume; `SessionError` if not."""
         ...
 
+    # A format may also define ``load_path(path) -> Loaded``: the same as `load`, reading
+    # the file itself (streaming it, so that memory follows what is sent, not the size of
+    # the file). check, scan and map use it where they need no bytes.
+
     def history(self, obj: Any) -> list[Any]:
         """The wire messages (in `Loaded.wire` format) of a file already parsed: the list
         of a JSONL file's line objects, or a JSON file's document. What

@@ -33,6 +33,7 @@ from toolpair._model import InvalidHistory, Policy, Violation
 from toolpair.sessions._files import written_by_toolpair
 from toolpair.sessions._format import Loaded
 from toolpair.sessions._format import Plan as SessionPlan
+from toolpair.sessions._format import SessionError as SessionError
 
 #: Entry types that belong to the conversation graph (with a string ``uuid``).
 GRAPH_TYPES = frozenset({"user", "assistant", "system", "attachment", "progress"})
@@ -1109,6 +1110,10 @@ class ClaudeCode:
 
     def load(self, data: bytes, path: str) -> Loaded:
         return loaded(read_session(data.splitlines(keepends=True)), path)
+
+    def load_path(self, path: str) -> Loaded:
+        # A large file is read in two passes (graph, then the sent lines' content).
+        return loaded(read_session(path), path)
 
     def looks_like(self, objs: list[Any]) -> bool:
         return looks_like_session(objs)
