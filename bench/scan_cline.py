@@ -132,9 +132,12 @@ def main() -> None:
         run = subprocess.run(cmd, capture_output=True, text=True)
         wall = time.perf_counter() - t0
         if run.returncode in (0, 1):
+            report = json.loads(run.stdout)
             print(
                 f"toolpair scan --agent cline --jobs {args.jobs}: {wall:.2f}s wall, "
-                f"{args.tasks / wall:.0f} folders/s (exit {run.returncode})"
+                f"{args.tasks / wall:.0f} folders/s; {report['scanned']} scanned, "
+                f"{len(report['broken'])} broken, {len(report['unreadable'])} unreadable "
+                f"(exit {run.returncode})"
             )
         else:
             print(f"toolpair scan --agent cline: not available here (exit {run.returncode})")
