@@ -694,3 +694,25 @@ def test_cli_map_a_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     code, _out, _err = run(capsys, "map", path, "--html", page)
     assert page.read_text().startswith("<!DOCTYPE html>")
     assert "messages[14]" in page.read_text()
+
+
+def test_sdk_session_cut_after_a_call(tmp_path: Path) -> None:
+    """cline/kanban#632: a crash mid-tool-call leaves the SDK session's last message a
+    call with no result."""
+    doc = json.loads(SDK.read_bytes())
+    del doc["messages"][12:]
+    call = calls_of(doc["messages"][11])[0]
+    path = tmp_path / SDK.parent.name / SDK.name
+    path.parent.mkdir()
+    path.write_bytes((json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode())
+    before, _ = load(path)
+    assert [v.index for v in judge(before)] == [11]
+    _b, after, old, new, plan = repaired(path)
+    assert plan.changes == [f"messages[12]: appended an error result for {call}"]
+    assert judge(after) == []
+    got = json.loads(new)
+    added = got["messages"][12]
+    assert added["id"] == f"{doc['messages'][11]['id']}_toolpair"
+    assert added["ts"] == doc["messages"][11]["ts"] + 1
+    assert (json.dumps(got, ensure_ascii=False, indent=2) + "\n").encode() == new
+    assert new.startswith(old[: old.rindex(b"}\n  ]")])
