@@ -29,12 +29,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from toolpair._model import InvalidHistory, Policy
+from toolpair._model import InvalidHistory, Policy, Violation
 from toolpair.sessions._files import written_by_toolpair
 from toolpair.sessions._format import Loaded, Plan, SessionError
 
@@ -583,6 +583,25 @@ def _fixed_user(
     return new, notes
 
 
+def _locator(st: _State, lines: list[int | None]) -> Callable[[Violation], int | None]:
+    """In an indented file, the line of the message that holds the id a violation names."""
+
+    def locate(v: Violation) -> int | None:
+        if not 0 <= v.index < len(lines):
+            return None
+        first = lines[v.index]
+        if v.index >= len(st.sent) or first is None:
+            return first
+        a, b = st.doc.spans[st.sent[v.index]]
+        for i in v.ids:
+            at = st.doc.text.find(json.dumps(i), a, b) if i else -1
+            if at >= 0:
+                return first + st.doc.text.count("\n", a, at)
+        return first
+
+    return locate
+
+
 class ClineFormat:
     name = "cline"
     agent = "Cline family"
@@ -644,6 +663,7 @@ class ClineFormat:
             skipped=skipped,
             state=state,
             stand_in=where[-1] == "the next prompt",
+            locate=_locator(state, lines) if doc.unit else None,
         )
 
     def history(self, obj: Any) -> list[Any]:

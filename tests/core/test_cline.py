@@ -706,7 +706,11 @@ def test_sdk_session_cut_after_a_call(tmp_path: Path) -> None:
     path.parent.mkdir()
     path.write_bytes((json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode())
     before, _ = load(path)
-    assert [v.index for v in judge(before)] == [11]
+    (v,) = judge(before)
+    assert v.index == 11
+    line = before.line_of(v)
+    assert line is not None and line > (before.lines[11] or 0)
+    assert f'"id": "{call}"' in path.read_text().splitlines()[line - 1]
     _b, after, old, new, plan = repaired(path)
     assert plan.changes == [f"messages[12]: appended an error result for {call}"]
     assert judge(after) == []
