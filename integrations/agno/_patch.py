@@ -19,13 +19,13 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlsplit
 
 from agno.models.base import Model
 from agno.models.message import Message as AgnoMessage
 
 import toolpair
 from toolpair import InvalidHistory, Policy
+from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
 from toolpair.integrations.agno._codec import AgnoCodec
 
 log = logging.getLogger("toolpair.integrations.agno")
@@ -73,17 +73,6 @@ def _base_provider(model: Any) -> str:
     return "portable"
 
 
-#: The host profile an OpenAI-format model class speaks to when it talks to DeepSeek.
-_DEEPSEEK = {"openai": "deepseek", "openai-responses": "deepseek-responses"}
-
-
-def _is_deepseek_url(url: Any) -> bool:
-    if url is None:
-        return False
-    host = (urlsplit(str(url)).hostname or "").lower()
-    return host == "deepseek.com" or host.endswith(".deepseek.com")
-
-
 def _uses_vertex(model: Any) -> bool:
     # As Gemini itself decides when it builds its client: the flag, the google-genai
     # environment switch, or a client the user passed in that was built for Vertex.
@@ -105,10 +94,10 @@ def provider_for(model: Any) -> str:
         return provider
     if provider == "gemini" and _uses_vertex(model):
         return "vertex"
-    if provider in _DEEPSEEK and _is_deepseek_url(getattr(model, "base_url", None)):
+    if provider in DEEPSEEK and at_deepseek(getattr(model, "base_url", None)):
         # agno's DeepSeek class is an OpenAI-format class whose base_url is DeepSeek's;
         # pointed elsewhere (a gateway) it says nothing about DeepSeek's endpoint.
-        return _DEEPSEEK[provider]
+        return DEEPSEEK[provider]
     return provider
 
 

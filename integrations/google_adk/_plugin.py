@@ -15,6 +15,7 @@ from typing import Any
 
 import toolpair
 from toolpair import Policy, Repaired
+from toolpair.integrations._hosts import LITELLM_PROVIDERS
 
 from ._codec import CODEC
 
@@ -24,20 +25,8 @@ logger = logging.getLogger("toolpair.google_adk")
 NAME = "toolpair"
 
 #: LiteLLM provider segment -> toolpair provider (LiteLlm speaks Chat Completions
-#: unless the segment names another API).
-_SEGMENTS = {
-    "anthropic": "anthropic",
-    "claude": "anthropic",
-    "bedrock": "bedrock",
-    "bedrock_converse": "bedrock",
-    "gemini": "gemini",
-    "vertex_ai": "vertex",
-    "vertex_ai_beta": "vertex",
-    "mistral": "mistral",
-    "openai": "openai",
-    "azure": "openai",
-    "deepseek": "deepseek",
-}
+#: unless the segment names another API), with the "claude" alias.
+_SEGMENTS = {**LITELLM_PROVIDERS, "claude": "anthropic"}
 
 
 def detect(model: Any) -> tuple[str, str | None]:

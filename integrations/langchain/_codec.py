@@ -19,7 +19,6 @@ the user turn around it.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -35,6 +34,8 @@ from langchain_core.messages import (
 
 from toolpair import Block, InvalidHistory, Message
 from toolpair._model import Role, Shape
+
+from .._langchain_messages import content_text
 
 __all__ = ["LangChainCodec"]
 
@@ -92,25 +93,6 @@ class _RenamedCall(dict):  # type: ignore[type-arg]
     dict before it reaches a message."""
 
     original: str | None = None
-
-
-def content_text(content: Any) -> str:
-    """A plain-text rendering of message content."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts: list[str] = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
-                parts.append(part["text"])
-        if parts:
-            return "\n".join(parts)
-    try:
-        return json.dumps(content, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(content)
 
 
 def _is_empty(content: Any) -> bool:

@@ -16,6 +16,7 @@ from langchain_core.messages import (
 )
 
 from toolpair import Codec
+from toolpair.integrations._poisoned import INTERRUPTED, PREAMBLE, QUESTION, RESULT, calls
 
 from ._codec import LangChainCodec
 
@@ -49,25 +50,16 @@ def dump_messages(messages: Sequence[BaseMessage]) -> Any:
 def poisoned_history() -> tuple[list[BaseMessage], Codec]:
     """A fresh poisoned history and its codec: two parallel calls, the first never
     answered, the second's result sent after a user message."""
+    answered, tool, output = RESULT
     return [
-        HumanMessage("What's the weather in Paris, and the local time in Tokyo?"),
+        HumanMessage(QUESTION),
         AIMessage(
-            "Let me look both up.",
+            PREAMBLE,
             tool_calls=[
-                {
-                    "name": "get_weather",
-                    "args": {"city": "Paris"},
-                    "id": "wthrParis",
-                    "type": "tool_call",
-                },
-                {
-                    "name": "get_time",
-                    "args": {"city": "Tokyo"},
-                    "id": "timeTokyo",
-                    "type": "tool_call",
-                },
+                {"name": name, "args": args, "id": cid, "type": "tool_call"}
+                for cid, name, args in calls()
             ],
         ),
-        HumanMessage("(the weather lookup was interrupted)"),
-        ToolMessage("09:00", tool_call_id="timeTokyo", name="get_time"),
+        HumanMessage(INTERRUPTED),
+        ToolMessage(output, tool_call_id=answered, name=tool),
     ], LangChainCodec()

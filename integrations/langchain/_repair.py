@@ -7,15 +7,16 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
-from urllib.parse import urlsplit
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, convert_to_messages
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.prompt_values import PromptValue
 from langchain_core.runnables import Runnable, RunnableLambda
 
 import toolpair
 from toolpair import Policy, Repaired, Violation
+from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
 
+from .._langchain_messages import ProviderLike, as_messages, restore_removals, split_removals
 from ._codec import LangChainCodec
 
 __all__ = [
@@ -42,8 +43,6 @@ _BY_CLASS: dict[str, str] = {
     "BaseChatOpenAI": "openai",
 }
 
-ProviderLike = str | Any | None
-
 
 def _unwrap(model: Any) -> tuple[Any, dict[str, Any]]:
     """The chat model behind ``model.bind_tools(...)``/``.bind(...)`` chains, with the
@@ -59,13 +58,6 @@ def _unwrap(model: Any) -> tuple[Any, dict[str, Any]]:
     return model, kwargs
 
 
-def _is_deepseek_url(url: Any) -> bool:
-    if not isinstance(url, str):
-        return False
-    host = (urlsplit(url).hostname or "").lower()
-    return host == "deepseek.com" or host.endswith(".deepseek.com")
-
-
 def _host(inner: Any, names: list[str], provider: str, kwargs: dict[str, Any]) -> str:
     """The host profile where the chat model says which host it talks to, else
     ``provider``: ChatGoogleGenerativeAI on Vertex AI, ChatDeepSeek (at DeepSeek's own
@@ -79,9 +71,8 @@ def _host(inner: Any, names: list[str], provider: str, kwargs: dict[str, Any]) -
     if provider == "openai":
         base = getattr(inner, "api_base", None) if "ChatDeepSeek" in names else None
         base = base or getattr(inner, "openai_api_base", None)
-        if _is_deepseek_url(base):
-            return "deepseek-responses" if _uses_responses(inner, kwargs) else "deepseek"
-        return "openai-responses" if _uses_responses(inner, kwargs) else "openai"
+        api = "openai-responses" if _uses_responses(inner, kwargs) else "openai"
+        return DEEPSEEK[api] if isinstance(base, str) and at_deepseek(base) else api
     return provider
 
 
@@ -210,56 +201,10 @@ def _uses_responses(model: Any, kwargs: dict[str, Any]) -> bool:
     return getattr(model, "use_responses_api", None) is True
 
 
-def _as_messages(messages: Sequence[Any] | PromptValue) -> list[BaseMessage]:
-    if isinstance(messages, PromptValue):
-        return messages.to_messages()
-    items = list(messages)
-    if all(isinstance(m, BaseMessage) for m in items):
-        return cast(list[BaseMessage], items)
-    return convert_to_messages(items)
-
-
 def _policy(policy: Policy | None, overrides: Mapping[str, Any]) -> Policy | None:
     if not overrides:
         return policy
     return replace(policy or Policy(), **overrides)
-
-
-def _split_removals(
-    messages: list[BaseMessage],
-) -> tuple[list[BaseMessage], list[tuple[int, BaseMessage]]]:
-    """Set aside LangGraph ``RemoveMessage``s (state instructions, never sent to a model),
-    remembering the position of each among the real messages."""
-    kept: list[BaseMessage] = []
-    removals: list[tuple[int, BaseMessage]] = []
-    for m in messages:
-        if m.type == "remove":
-            removals.append((len(kept), m))
-        else:
-            kept.append(m)
-    return kept, removals
-
-
-def _restore_removals(
-    original: list[BaseMessage],
-    repaired: list[BaseMessage],
-    removals: list[tuple[int, BaseMessage]],
-) -> list[BaseMessage]:
-    if not removals:
-        return repaired
-    # Each removal goes back in front of the message it preceded, found by identity
-    # (repair hands untouched messages back as the same objects); if that one was
-    # rewritten, the removal goes where the same count of leading messages ends.
-    where = {id(m): i for i, m in enumerate(repaired)}
-    out = list(repaired)
-    for pos, removal in reversed(removals):
-        if pos < len(original) and id(original[pos]) in where:
-            at = where[id(original[pos])]
-        else:
-            at = min(pos, len(repaired))
-        out.insert(at, removal)
-        where = {id(m): i for i, m in enumerate(out)}
-    return out
 
 
 def repair_report(
@@ -273,8 +218,8 @@ def repair_report(
     """`toolpair.repair` over LangChain messages: ``.messages`` is a new list of
     ``BaseMessage`` in which every message repair did not touch is the input object.
     ``model`` (a model id) defaults to the one ``provider``, a chat model, sends."""
-    original = _as_messages(messages)
-    kept, removals = _split_removals(original)
+    original = as_messages(messages)
+    kept, removals = split_removals(original)
     codec = codec_for(provider)
     result = toolpair.repair(
         kept,
@@ -283,7 +228,7 @@ def repair_report(
         policy=_policy(policy, overrides),
         format=codec,
     )
-    result.messages = _restore_removals(kept, list(result.messages), removals)
+    result.messages = restore_removals(kept, list(result.messages), removals)
     return result
 
 
@@ -323,7 +268,7 @@ def validate_messages(
 ) -> list[Violation]:
     """What ``provider`` (serving ``model``, by default the one a chat model sends)
     would reject in ``messages``, worded as that provider words it."""
-    kept, _ = _split_removals(_as_messages(messages))
+    kept, _ = split_removals(as_messages(messages))
     codec = codec_for(provider)
     return toolpair.validate(
         kept, codec.provider or "portable", model=model or model_for(provider), format=codec

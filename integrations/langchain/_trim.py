@@ -19,7 +19,6 @@ assumes: a list counter is additive over messages, up to a constant per-list ove
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any, Literal, cast
@@ -36,6 +35,7 @@ from langchain_core.messages import (
 
 import toolpair
 
+from .._langchain_messages import list_counter
 from ._codec import _CALL_BLOCKS, _CHAT_ROLES, LangChainCodec
 
 __all__ = ["trim_messages"]
@@ -54,62 +54,6 @@ def _is_type(message: BaseMessage, spec: TypeSpec) -> bool:
 def _default_text_splitter(text: str) -> list[str]:
     splits = text.split("\n")
     return [s + "\n" for s in splits[:-1]] + splits[-1:]
-
-
-def _approximate() -> Callable[[Sequence[BaseMessage]], int]:
-    from langchain_core.messages import utils
-
-    counter = getattr(utils, "count_tokens_approximately", None)
-    if counter is None:  # pragma: no cover - every supported langchain-core has it
-        raise ValueError("token_counter='approximate' needs langchain-core>=0.3.48")
-    return cast(Callable[[Sequence[BaseMessage]], int], counter)
-
-
-def _is_per_message(counter: Callable[..., Any]) -> bool:
-    try:
-        params = list(inspect.signature(counter).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    if not params:
-        return False
-    annotation = params[0].annotation
-    # LangChain compares the annotation object only, so a counter defined under
-    # `from __future__ import annotations` (a string annotation) is silently handed
-    # whole lists. Accept the string spelling too.
-    return annotation is BaseMessage or annotation in (
-        "BaseMessage",
-        "langchain_core.messages.BaseMessage",
-    )
-
-
-def _list_counter(token_counter: Any) -> Callable[[Sequence[BaseMessage]], int]:
-    if isinstance(token_counter, str):
-        if token_counter != "approximate":
-            msg = (
-                f"Invalid token_counter shortcut '{token_counter}'. "
-                "Available shortcuts: 'approximate'."
-            )
-            raise ValueError(msg)
-        return _approximate()
-    if hasattr(token_counter, "get_num_tokens_from_messages"):
-        return cast(
-            Callable[[Sequence[BaseMessage]], int], token_counter.get_num_tokens_from_messages
-        )
-    if callable(token_counter):
-        if _is_per_message(token_counter):
-            per_message = token_counter
-
-            def count(messages: Sequence[BaseMessage]) -> int:
-                return sum(per_message(m) for m in messages)
-
-            return count
-        return cast(Callable[[Sequence[BaseMessage]], int], token_counter)
-    msg = (
-        "'token_counter' expected to be a model that implements "
-        "'get_num_tokens_from_messages()' or a function. Received object of type "
-        f"{type(token_counter)}."
-    )
-    raise ValueError(msg)
 
 
 def _text_splitter(text_splitter: Any) -> Callable[[str], list[str]]:
@@ -352,7 +296,7 @@ def _trim(
     if include_system and strategy == "first":
         raise ValueError("include_system parameter is only valid with strategy='last'")
     history = convert_to_messages(messages)
-    trimmer = _Trimmer(_list_counter(token_counter), _text_splitter(text_splitter))
+    trimmer = _Trimmer(list_counter(token_counter), _text_splitter(text_splitter))
     if strategy == "first":
         kept = trimmer.select(
             _units(history), max_tokens, "first" if allow_partial else None, end_on, backwards=False

@@ -11,7 +11,8 @@ from langchain.agents.middleware import AgentMiddleware, ModelRequest
 
 from toolpair import Policy
 
-from ._repair import ProviderLike, model_for, repair_report
+from .._langchain_messages import ProviderLike
+from ._repair import model_for, repair_report
 from ._trim import trim_messages
 
 __all__ = ["ToolpairMiddleware"]

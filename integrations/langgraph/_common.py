@@ -11,18 +11,19 @@ from langchain_core.messages import BaseMessage
 
 import toolpair
 from toolpair import Policy, Repaired, Violation
-from toolpair.integrations.langchain import LangChainCodec, codec_for, model_for, provider_for
-from toolpair.integrations.langchain._repair import (
+from toolpair.integrations._hosts import DEEPSEEK
+from toolpair.integrations._langchain_messages import (
     ProviderLike,
-    _as_messages,
-    _restore_removals,
-    _split_removals,
+    as_messages,
+    restore_removals,
+    split_removals,
 )
+from toolpair.integrations.langchain import LangChainCodec, codec_for, model_for, provider_for
 
 __all__ = ["ProviderLike", "host_for", "model_id", "repair_list", "rules_for", "validate_list"]
 
 #: The host profiles `host_for` names: where a host's rules differ from its API's.
-_HOSTS = frozenset({"vertex", "deepseek", "deepseek-responses"})
+_HOSTS = frozenset({"vertex", *DEEPSEEK.values()})
 
 
 def model_id(model: ProviderLike) -> str | None:
@@ -74,8 +75,8 @@ def repair_list(
     """`toolpair.repair` over LangChain messages for ``provider`` (a name or a chat
     model), with the model id (given, or read off the chat model) passed to the core.
     LangGraph ``RemoveMessage`` entries are set aside and put back."""
-    original = _as_messages(list(messages))
-    kept, removals = _split_removals(original)
+    original = as_messages(list(messages))
+    kept, removals = split_removals(original)
     codec = _codec(provider)
     result = toolpair.repair(
         kept,
@@ -84,7 +85,7 @@ def repair_list(
         policy=policy,
         format=codec,
     )
-    result.messages = _restore_removals(kept, list(result.messages), removals)
+    result.messages = restore_removals(kept, list(result.messages), removals)
     return result
 
 
@@ -94,6 +95,6 @@ def validate_list(
     *,
     model: str | None = None,
 ) -> list[Violation]:
-    kept, _ = _split_removals(_as_messages(list(messages)))
+    kept, _ = split_removals(as_messages(list(messages)))
     codec = _codec(provider)
     return toolpair.validate(kept, rules_for(provider), model=_model(provider, model), format=codec)

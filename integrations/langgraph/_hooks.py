@@ -20,8 +20,8 @@ from langchain_core.messages import BaseMessage, HumanMessage, RemoveMessage
 
 import toolpair
 from toolpair import Policy
+from toolpair.integrations._langchain_messages import content_text, list_counter
 from toolpair.integrations.langchain import codec_for, trim_messages
-from toolpair.integrations.langchain._trim import _list_counter
 
 from ._common import ProviderLike, repair_list
 from ._thread import DEFAULT_PROVIDER
@@ -167,8 +167,6 @@ def _summarise(summarizer: Any, older: list[BaseMessage], prompt: str) -> str:
         content = getattr(reply, "content", reply)
         if isinstance(content, str):
             return content
-        from toolpair.integrations.langchain._codec import content_text
-
         return content_text(content)
     return str(summarizer(older))
 
@@ -199,7 +197,7 @@ def summarize_hook(
 
     def hook(state: Any) -> dict[str, Any]:
         messages = _state_messages(state)
-        size = _list_counter(token_counter)(messages) if messages else 0
+        size = list_counter(token_counter)(messages) if messages else 0
         update: dict[str, Any] = {}
         if size > max_tokens:
             older, kept = summary_split(messages, keep_tokens=keep, token_counter=token_counter)

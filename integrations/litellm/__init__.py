@@ -43,6 +43,7 @@ from litellm.integrations.custom_guardrail import CustomGuardrail
 
 import toolpair
 from toolpair.gateway import wire
+from toolpair.integrations._hosts import LITELLM_PROVIDERS
 
 logger = logging.getLogger("toolpair")
 
@@ -70,18 +71,7 @@ _CALLS: dict[str, tuple[str, str]] = {
 
 #: LiteLLM provider -> toolpair rules, for chat completions (what LiteLLM translates the
 #: OpenAI-format messages into is that provider's API).
-_CHAT_RULES = {
-    "anthropic": "anthropic",
-    "bedrock": "bedrock",
-    "bedrock_converse": "bedrock",
-    "gemini": "gemini",
-    "vertex_ai": "vertex",
-    "vertex_ai_beta": "vertex",
-    "openai": "openai",
-    "azure": "openai",
-    "mistral": "mistral",
-    "deepseek": "deepseek",
-}
+_CHAT_RULES = LITELLM_PROVIDERS
 _THINKING_PARAMS = ("thinking", "reasoning_effort")
 
 

@@ -6,13 +6,13 @@ import json
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 import toolpair
 from toolpair import Fix, Policy, Repaired, Violation
 from toolpair.engine.fast import certainly_valid
+from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
 from toolpair.integrations.llamaindex._codec import LlamaIndexCodec, call_block_type
 from toolpair.providers import Context
 
@@ -43,17 +43,6 @@ _PROVIDERS: tuple[tuple[str, str, str], ...] = (
     ("llama_index.llms.vertex", "", "vertex"),
     ("llama_index.llms.mistralai", "", "mistral"),
 )
-
-
-#: The host profile an OpenAI-format LLM speaks to when its ``api_base`` is DeepSeek's.
-_DEEPSEEK = {"openai": "deepseek", "openai-responses": "deepseek-responses"}
-
-
-def _is_deepseek_url(url: Any) -> bool:
-    if not isinstance(url, str):
-        return False
-    host = (urlsplit(url).hostname or "").lower()
-    return host == "deepseek.com" or host.endswith(".deepseek.com")
 
 
 def _uses_vertex(llm: Any) -> bool:
@@ -87,8 +76,9 @@ def provider_for(llm: Any) -> str:
     provider = _base_provider(llm)
     if provider == "gemini" and _uses_vertex(llm):
         return "vertex"
-    if provider in _DEEPSEEK and _is_deepseek_url(getattr(llm, "api_base", None)):
-        return _DEEPSEEK[provider]
+    api_base = getattr(llm, "api_base", None)
+    if provider in DEEPSEEK and isinstance(api_base, str) and at_deepseek(api_base):
+        return DEEPSEEK[provider]
     return provider
 
 

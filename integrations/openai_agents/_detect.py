@@ -9,39 +9,21 @@ from __future__ import annotations
 
 import os
 from typing import Any
-from urllib.parse import urlsplit
 
+from toolpair.integrations._hosts import LITELLM_PROVIDERS, provider_at
 from toolpair.providers import PROVIDERS
 
-#: LiteLLM / any-llm provider segment -> toolpair provider. Segments not listed here are
+#: LiteLLM / any-llm provider segment -> toolpair provider: LiteLLM's providers, and
+#: the names any-llm (and a few LiteLLM aliases) give them. Segments not listed here are
 #: judged with the portable profile (every provider's rules at once).
 _SEGMENTS: dict[str, str] = {
-    "anthropic": "anthropic",
+    **LITELLM_PROVIDERS,
     "claude": "anthropic",
-    "bedrock": "bedrock",
-    "bedrock_converse": "bedrock",
-    "gemini": "gemini",
     "google": "gemini",
-    "vertex_ai": "vertex",
-    "vertex_ai_beta": "vertex",
     "vertexai": "vertex",
-    "mistral": "mistral",
     "mistralai": "mistral",
     "codestral": "mistral",
-    "openai": "openai",
-    "azure": "openai",
-    "deepseek": "deepseek",
 }
-
-#: Host suffix -> (provider for Chat Completions clients, provider for Responses clients).
-_HOSTS: tuple[tuple[str, str, str], ...] = (
-    ("deepseek.com", "deepseek", "deepseek-responses"),
-    ("generativelanguage.googleapis.com", "gemini", "portable"),
-    ("aiplatform.googleapis.com", "vertex", "portable"),
-    ("anthropic.com", "anthropic", "portable"),
-    ("mistral.ai", "mistral", "portable"),
-    ("api.openai.com", "openai", "openai-responses"),
-)
 
 #: Profiles the lead is adding, and what to use until this toolpair has them.
 _FALLBACK = {"vertex": "gemini", "deepseek": "openai", "deepseek-responses": "openai-responses"}
@@ -52,23 +34,6 @@ def known(provider: str) -> str:
     if provider in PROVIDERS:
         return provider
     return known(_FALLBACK[provider]) if provider in _FALLBACK else "portable"
-
-
-def _host(base_url: Any) -> str:
-    try:
-        return (urlsplit(str(base_url)).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
-def _by_host(base_url: Any, responses: bool) -> str | None:
-    host = _host(base_url)
-    if not host:
-        return None
-    for suffix, chat, resp in _HOSTS:
-        if host == suffix or host.endswith("." + suffix):
-            return resp if responses else chat
-    return None
 
 
 def _routed(name: str) -> tuple[str, str | None]:
@@ -141,7 +106,7 @@ def detect(model: Any) -> tuple[str, str | None]:
     if "OpenAIResponsesModel" in names or "OpenAIChatCompletionsModel" in names:
         responses = "OpenAIResponsesModel" in names
         client = getattr(model, "_client", None)
-        host = _by_host(getattr(client, "base_url", None), responses)
+        host = provider_at(getattr(client, "base_url", None), responses=responses)
         if host is not None and host != "portable":
             return host, model_id
         if host == "portable":
@@ -153,6 +118,6 @@ def detect(model: Any) -> tuple[str, str | None]:
         base = getattr(model, "base_url", None)
         provider, mid = _routed(model_id)
         if base and provider in ("openai", "portable"):
-            provider = _by_host(base, False) or provider
+            provider = provider_at(base, responses=False) or provider
         return provider, mid
     return "portable", model_id

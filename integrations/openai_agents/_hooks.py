@@ -11,6 +11,7 @@ from typing import Any
 
 from toolpair._model import Codec
 from toolpair.formats import CODECS
+from toolpair.integrations._poisoned import INTERRUPTED, QUESTION, RESULT, calls
 
 #: The provider a session dump is checked against when the command is given none: the
 #: SDK's default model class speaks the Responses API.
@@ -92,20 +93,13 @@ def load_session_file(
 def poisoned_history() -> tuple[list[Any], Codec]:
     """A fresh poisoned history of SDK items and its codec: two parallel calls, the
     first never answered, the second's output sent after a user message."""
+    answered, _, output = RESULT
     return [
-        {"role": "user", "content": "What's the weather in Paris, and the local time in Tokyo?"},
-        {
-            "type": "function_call",
-            "call_id": "wthrParis",
-            "name": "get_weather",
-            "arguments": '{"city": "Paris"}',
-        },
-        {
-            "type": "function_call",
-            "call_id": "timeTokyo",
-            "name": "get_time",
-            "arguments": '{"city": "Tokyo"}',
-        },
-        {"role": "user", "content": "(the weather lookup was interrupted)"},
-        {"type": "function_call_output", "call_id": "timeTokyo", "output": "09:00"},
+        {"role": "user", "content": QUESTION},
+        *(
+            {"type": "function_call", "call_id": cid, "name": name, "arguments": json.dumps(args)}
+            for cid, name, args in calls()
+        ),
+        {"role": "user", "content": INTERRUPTED},
+        {"type": "function_call_output", "call_id": answered, "output": output},
     ], _codec()

@@ -18,6 +18,7 @@ from pydantic_ai.messages import (
 )
 
 from toolpair import Codec
+from toolpair.integrations._poisoned import INTERRUPTED, PREAMBLE, QUESTION, RESULT, calls
 
 from ._codec import PydanticAICodec
 
@@ -50,21 +51,19 @@ def dump_messages(messages: Sequence[ModelMessage]) -> Any:
 def poisoned_history() -> tuple[list[ModelMessage], Codec]:
     """A fresh poisoned history and its codec: two parallel calls, the first never
     answered, the second's result sent after a user text in the same request."""
+    answered, tool, output = RESULT
     return [
-        ModelRequest(
-            parts=[UserPromptPart("What's the weather in Paris, and the local time in Tokyo?")]
-        ),
+        ModelRequest(parts=[UserPromptPart(QUESTION)]),
         ModelResponse(
             parts=[
-                TextPart("Let me look both up."),
-                ToolCallPart("get_weather", {"city": "Paris"}, tool_call_id="wthrParis"),
-                ToolCallPart("get_time", {"city": "Tokyo"}, tool_call_id="timeTokyo"),
+                TextPart(PREAMBLE),
+                *(ToolCallPart(name, args, tool_call_id=cid) for cid, name, args in calls()),
             ]
         ),
         ModelRequest(
             parts=[
-                UserPromptPart("(the weather lookup was interrupted)"),
-                ToolReturnPart("get_time", "09:00", tool_call_id="timeTokyo"),
+                UserPromptPart(INTERRUPTED),
+                ToolReturnPart(tool, output, tool_call_id=answered),
             ]
         ),
     ], PydanticAICodec()

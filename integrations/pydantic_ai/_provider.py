@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
+
+from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
 
 #: Matched by class name along the MRO, so the optional SDK behind each model class is
 #: never imported just to ask, and subclasses (OpenRouterModel is an OpenAIChatModel)
@@ -22,8 +23,6 @@ _BY_CLASS = {
 #: The provider names pydantic-ai gives Google Cloud (Vertex AI): "google-vertex" on 1.x
 #: (and the old GeminiModel), "google-cloud" on 2.x.
 _VERTEX_NAMES = frozenset({"google-vertex", "google-cloud"})
-#: The host profile an OpenAI model class speaks to when its provider is DeepSeek.
-_DEEPSEEK = {"openai": "deepseek", "openai-responses": "deepseek-responses"}
 
 PORTABLE = "portable"
 
@@ -46,16 +45,11 @@ def _host(model: Any, provider: str) -> str:
         client = _attr(model, "client")
         if _attr(client, "vertexai") is True or system in _VERTEX_NAMES:
             return "vertex"
-    elif provider in _DEEPSEEK:
+    elif provider in DEEPSEEK:
         base_url = _attr(model, "base_url")
-        if system == "deepseek" or (isinstance(base_url, str) and _is_deepseek_url(base_url)):
-            return _DEEPSEEK[provider]
+        if system == "deepseek" or (isinstance(base_url, str) and at_deepseek(base_url)):
+            return DEEPSEEK[provider]
     return provider
-
-
-def _is_deepseek_url(url: str) -> bool:
-    host = (urlsplit(url).hostname or "").lower()
-    return host == "deepseek.com" or host.endswith(".deepseek.com")
 
 
 def _unwrapped(model: Any) -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolpair.integrations._hosts import LITELLM_PROVIDERS
+
 #: Strands model class name -> toolpair provider. Matched along the MRO so a user's
 #: subclass of a provider model is judged as that provider.
 _CLASSES = {
@@ -17,16 +19,7 @@ _CLASSES = {
 
 #: LiteLLM routes by the model string's prefix; what it sends is OpenAI Chat shaped,
 #: but the API behind the prefix is the one that rejects a history.
-_LITELLM_PREFIXES = {
-    "anthropic": "anthropic",
-    "bedrock": "bedrock",
-    "bedrock_converse": "bedrock",
-    "gemini": "gemini",
-    "vertex_ai": "vertex",
-    "mistral": "mistral",
-    "deepseek": "deepseek",
-    "openai": "openai",
-}
+_LITELLM_PREFIXES = LITELLM_PROVIDERS
 
 #: Without a recognised class, the rules every provider shares.
 FALLBACK = "portable"

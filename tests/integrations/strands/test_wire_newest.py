@@ -82,6 +82,28 @@ def test_model_class_is_read(name: str) -> None:
     assert provider == PROVIDER[name]
 
 
+@pytest.mark.parametrize(
+    ("model_id", "expected"),
+    [
+        ("openai/gpt-4o", ("openai", "gpt-4o")),
+        ("azure/gpt-4o", ("openai", "gpt-4o")),
+        ("anthropic/claude-sonnet-4-5", ("anthropic", "claude-sonnet-4-5")),
+        ("vertex_ai/gemini-2.5-pro", ("vertex", "gemini-2.5-pro")),
+        ("vertex_ai_beta/gemini-2.5-pro", ("vertex", "gemini-2.5-pro")),
+        ("ollama/llama3", ("portable", "llama3")),
+        ("gpt-4o", ("openai", "gpt-4o")),
+    ],
+)
+def test_litellm_provider_is_read_off_the_model_id_prefix(
+    model_id: str, expected: tuple[str, str]
+) -> None:
+    """LiteLLMModel's prefix names the API behind it, by the LiteLLM provider table the
+    LiteLLM, ADK and Agents SDK integrations read too (Azure OpenAI is OpenAI's API)."""
+    from strands.models.litellm import LiteLLMModel
+
+    assert detect_provider(LiteLLMModel(model_id=model_id)) == expected
+
+
 @pytest.mark.parametrize(("name", "case"), sorted(REJECTED))
 def test_broken_history_is_rejected_without_toolpair(name: str, case: str) -> None:
     body, _, _ = run(name, history(name, case), wrap=False)
