@@ -391,10 +391,12 @@ def cmd_scan(args: argparse.Namespace) -> int:
             err(f"{roots[0]}: not a directory")
             return 2
     else:
-        roots = [r for r in fmt.default_roots() if r.is_dir()]
+        candidates = fmt.default_roots()
+        roots = [r for r in candidates if r.is_dir()]
         if not roots:
-            where = ", ".join(str(r) for r in fmt.default_roots())
-            err(f"{where}: not a directory (no {fmt.agent} sessions here; name a DIR)")
+            shown = ", ".join(str(r) for r in candidates[:3])
+            more = f" and {len(candidates) - 3} more" if len(candidates) > 3 else ""
+            err(f"no {fmt.agent} sessions folder found (looked in {shown}{more}); name a DIR")
             return 2
     files = sorted({p for root in roots for p in fmt.session_files(root)})
     sizes = 0
