@@ -396,7 +396,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
         if not roots:
             shown = ", ".join(str(r) for r in candidates[:3])
             more = f" and {len(candidates) - 3} more" if len(candidates) > 3 else ""
-            err(f"no {fmt.agent} sessions folder found (looked in {shown}{more}); name a DIR")
+            looked = f" (looked in {shown}{more})" if candidates else ""
+            err(f"no {fmt.agent} sessions here{looked}; name a DIR")
             return 2
     files = sorted({p for root in roots for p in fmt.session_files(root)})
     sizes = 0

@@ -130,8 +130,8 @@ class SessionFormat(Protocol):
         ...
 
     def default_roots(self) -> list[Path]:
-        """Where ``scan`` looks when given no folder: every candidate, existing or not
-        (scan walks those that exist, and names where it looked when none does)."""
+        """Where ``scan`` looks when given no folder (scan walks those that exist, and
+        names the candidates when none does)."""
         ...
 
     def session_files(self, root: Path) -> Iterator[Path]:

@@ -651,7 +651,7 @@ class GeminiCliFormat:
     def default_roots(self) -> list[Path]:
         home = os.environ.get("GEMINI_CLI_HOME") or str(Path.home())
         root = Path(home) / ".gemini" / "tmp"
-        return [root]
+        return [root] if root.is_dir() else []
 
     def session_files(self, root: Path) -> Iterator[Path]:
         if root.is_file():
