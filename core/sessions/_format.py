@@ -9,7 +9,7 @@ against this protocol: a new agent is one new module in this package and one lin
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -23,6 +23,23 @@ class SessionError(ToolpairError, ValueError):
     def __init__(self, message: str, line: int | None = None) -> None:
         super().__init__(f"line {line}: {message}" if line is not None else message)
         self.line = line
+
+
+def runs_text(
+    numbers: Sequence[int], show: Callable[[int, int], str] | None = None, limit: int = 6
+) -> str:
+    """Sorted line or message numbers as runs (``3-7, 12, 40-41``), each run shown by
+    ``show(first, last)``, the first ``limit`` of them: where a report says what was not
+    judged."""
+    runs: list[tuple[int, int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], n)
+        else:
+            runs.append((n, n))
+    show = show or (lambda a, b: str(a) if a == b else f"{a}-{b}")
+    shown = ", ".join(show(a, b) for a, b in runs[:limit])
+    return shown + (", ..." if len(runs) > limit else "")
 
 
 @dataclass(slots=True)

@@ -31,7 +31,7 @@ from typing import IO, Any
 
 from toolpair._model import InvalidHistory, Policy, Violation
 from toolpair.sessions._files import written_by_toolpair
-from toolpair.sessions._format import Loaded
+from toolpair.sessions._format import Loaded, runs_text
 from toolpair.sessions._format import Plan as SessionPlan
 from toolpair.sessions._format import SessionError as SessionError
 
@@ -1019,18 +1019,6 @@ def _span(session: Session, i: int) -> str:
     return f"line {ls[0]}" if len(ls) == 1 else f"lines {ls[0]}-{ls[-1]}"
 
 
-def _ranges(lines: list[int], limit: int = 6) -> str:
-    """``3-7, 12, 40-41`` for sorted line numbers, the first ``limit`` runs."""
-    runs: list[tuple[int, int]] = []
-    for n in lines:
-        if runs and n == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], n)
-        else:
-            runs.append((n, n))
-    shown = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs[:limit])
-    return shown + (", ..." if len(runs) > limit else "")
-
-
 def skipped_text(session: Session) -> str:
     """What was read and not judged, with the lines of each kind."""
     where = {
@@ -1041,7 +1029,7 @@ def skipped_text(session: Session) -> str:
     parts = []
     for what, n in session.skipped().items():
         lines = where.get(what)
-        parts.append(f"{n} {what}" + (f" (lines {_ranges(lines)})" if lines else ""))
+        parts.append(f"{n} {what}" + (f" (lines {runs_text(lines)})" if lines else ""))
     return "; ".join(parts)
 
 

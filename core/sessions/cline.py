@@ -36,7 +36,7 @@ from typing import Any
 
 from toolpair._model import InvalidHistory, Policy, Violation
 from toolpair.sessions._files import written_by_toolpair
-from toolpair.sessions._format import Loaded, Plan, SessionError
+from toolpair.sessions._format import Loaded, Plan, SessionError, runs_text
 
 #: The history file of a legacy task folder.
 TASK_FILE = "api_conversation_history.json"
@@ -649,7 +649,8 @@ class ClineFormat:
         skipped = ""
         if state.hidden:
             why = "Cline's truncation" if state.kind == "cline" else "a condense or truncation"
-            skipped = f"{len(state.hidden)} messages hidden by {why} ({_ranges(state.hidden)})"
+            hidden = runs_text(state.hidden, _message_run)
+            skipped = f"{len(state.hidden)} messages hidden by {why} ({hidden})"
         return Loaded(
             path=path,
             format=self.name,
@@ -827,15 +828,8 @@ class ClineFormat:
             stack.extend(sorted(subdirs, reverse=True))
 
 
-def _ranges(idx: list[int], limit: int = 6) -> str:
-    runs: list[tuple[int, int]] = []
-    for n in idx:
-        if runs and n == runs[-1][1] + 1:
-            runs[-1] = (runs[-1][0], n)
-        else:
-            runs.append((n, n))
-    shown = ", ".join(f"messages[{a}]" if a == b else f"messages[{a}-{b}]" for a, b in runs[:limit])
-    return shown + (", ..." if len(runs) > limit else "")
+def _message_run(first: int, last: int) -> str:
+    return f"messages[{first}]" if first == last else f"messages[{first}-{last}]"
 
 
 FORMAT = ClineFormat()
