@@ -40,14 +40,23 @@ def session_format(name: str, fmt: str | None) -> SessionFormat | None:
     return sessions.detect(name)
 
 
+def load_file(fmt: SessionFormat, path: str) -> Loaded:
+    """The session at ``path``, read by the format itself where it streams its files."""
+    load_path = getattr(fmt, "load_path", None)
+    if load_path is not None:
+        loaded: Loaded = load_path(path)
+        return loaded
+    with open(path, "rb") as f:
+        return fmt.load(f.read(), path)
+
+
 def read_session(fmt: SessionFormat, name: str, *, need_bytes: bool = True) -> tuple[Loaded, bytes]:
     """The session ``name`` as its agent loads it, and the file's bytes (empty where
     ``need_bytes`` is False and the format reads the file itself)."""
-    load_path = getattr(fmt, "load_path", None)
-    if not need_bytes and load_path is not None and name != "-":
+    if not need_bytes and getattr(fmt, "load_path", None) is not None and name != "-":
         target = fmt.target(name)
         try:
-            return load_path(target), b""
+            return load_file(fmt, target), b""
         except OSError as e:
             raise ReadError(name, e.strerror or str(e)) from None
         except (SessionError, InvalidHistory) as e:
@@ -83,8 +92,7 @@ def validate(loaded: Loaded, model: str | None) -> list[Violation]:
 def neutral(loaded: Loaded) -> list[Message]:
     """The messages of the file as the engine sees them (without the next-prompt stand-in,
     which is not in the file)."""
-    stand_in = loaded.stand_in or (bool(loaded.where) and loaded.where[-1] == "the next prompt")
-    msgs = loaded.messages[:-1] if stand_in else loaded.messages
+    msgs = loaded.messages[:-1] if loaded.stand_in else loaded.messages
     if not msgs:
         return []
     return _api.parse(msgs, loaded.provider, loaded.wire, {}).messages
@@ -310,12 +318,7 @@ def scan_one(job: tuple[str, str]) -> ScanResult:
         return ScanResult(path, 0.0, 0, error=e.strerror or str(e))
     res = ScanResult(path, st.st_mtime, st.st_size)
     try:
-        load_path = getattr(fmt, "load_path", None)
-        if load_path is not None:
-            loaded = load_path(path)
-        else:
-            with open(path, "rb") as f:
-                loaded = fmt.load(f.read(), path)
+        loaded = load_file(fmt, path)
         if not loaded.messages:
             res.judged = False
             return res
