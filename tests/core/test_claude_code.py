@@ -16,6 +16,7 @@ from pathlib import Path
 
 import cc_mutations as M
 import pytest
+from clirun import run
 
 import toolpair
 from toolpair.cli import main
@@ -30,12 +31,6 @@ def write(tmp_path: Path, data: bytes, name: str = "3f0c2d4e-1111-4222-8333-4444
     old = time.time() - 3600
     os.utime(p, (old, old))
     return p
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # -- reading ---------------------------------------------------------------------------

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clirun import run
 
 import toolpair
-from toolpair.cli import main
 from toolpair.sessions import Loaded, SessionError, cline, detect, get_format, names
 
 DATA = Path(__file__).parent / "data" / "cline"
@@ -543,12 +543,6 @@ def test_editor_folders_per_os(
 
 
 # -- the commands -------------------------------------------------------------------------------
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def aged(path: Path) -> Path:

@@ -13,9 +13,9 @@ from typing import Any
 
 import gemini_mutations as M
 import pytest
+from clirun import run
 
 import toolpair
-from toolpair.cli import main
 from toolpair.sessions import Loaded, SessionError, detect, get_format, names
 from toolpair.sessions.gemini_cli import CANCELLED, CONTEXT_TURN, NEXT_PROMPT
 
@@ -410,12 +410,6 @@ def put(tmp_path: Path, data: bytes, name: str = "session-2026-01-01T00-00-abcde
     old = time.time() - 3600
     os.utime(p, (old, old))
     return p
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def partly_repairable() -> bytes:
