@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -309,21 +310,44 @@ def _log(result: Repaired) -> None:
     for f in result.fixes:
         kinds[f.kind] = kinds.get(f.kind, 0) + 1
         ids.update(dict.fromkeys(i for i in f.ids if i))
-    summary = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    summary = ", ".join(f"{n} {printable(k)}" for k, n in kinds.items())
     logger.warning(
         "toolpair repaired a %s history for %s: %s; ids: %s",
         result.format,
         result.provider,
         summary,
-        ", ".join(map(_short, ids)) or "-",
+        shown_ids(ids),
     )
 
 
+#: A log line names at most this many ids; the `Fix` objects keep them all.
+IDS_SHOWN = 5
 #: Ids longer than this are shortened in the warning (the `Fix` objects keep them whole).
 _ID_SHOWN = 64
+#: Control characters (a newline or ESC would forge a log line or a terminal's state),
+#: and the invisible marks that reorder or hide text.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 
 
-def _short(value: str) -> str:
-    if len(value) <= _ID_SHOWN:
-        return value
-    return f"{value[:40]}…{value[-12:]} ({len(value)} chars)"
+def printable(value: str, limit: int = _ID_SHOWN) -> str:
+    """``value`` as a log line may show it: control and invisible characters escaped,
+    shortened past ``limit`` characters."""
+    if len(value) > limit:
+        value = f"{value[: limit * 5 // 8]}…{value[-(limit // 5) :]} ({len(value)} chars)"
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
+
+
+def shown_ids(ids: Iterable[str], total: int = 0) -> str:
+    """The first `IDS_SHOWN` of ``ids``, escaped and shortened, then "and N more" (of
+    ``total``, when given): a log line bounded whatever the history."""
+    first: list[str] = []
+    n = 0
+    for i in ids:
+        n += 1
+        if len(first) < IDS_SHOWN:
+            first.append(printable(i))
+    total = max(total, n)
+    if not first:
+        return "-"
+    rest = f" and {total - len(first)} more" if total > len(first) else ""
+    return ", ".join(first) + rest

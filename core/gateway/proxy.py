@@ -4,38 +4,55 @@
 
 It stands in front of one Anthropic-, OpenAI- or Gemini-compatible endpoint, hosted or
 private, so that a program that never imports toolpair (a coding agent pointed at it
-with ``ANTHROPIC_BASE_URL`` or ``OPENAI_BASE_URL``) sends paired histories. Standard
-library only: a threading HTTP/1.1 server and ``http.client``.
+with ``ANTHROPIC_BASE_URL`` or ``OPENAI_BASE_URL``) sends paired histories.
 
-- The body of a POST to a chat completions, messages, responses or generateContent path
-  is judged by `toolpair.gateway.wire`; a valid body is forwarded byte-identical.
-- Everything else (other paths, methods, bodies) is forwarded untouched.
-- Responses are never read: their bytes are relayed as they arrive, so server-sent
-  events stream unbuffered.
-- Requests go only to the configured upstream: a request target that is not a path
-  (an absolute URI, CONNECT) is refused, and the Host header routes nothing.
+It is `toolpair.gateway.asgi.ToolpairMiddleware` in front of a small forwarding app
+(`Forwarder`), served by uvicorn (with httptools) and forwarding with one pooled
+``httpx.AsyncClient`` (keep-alive, TLS reuse, HTTP/2 where ``h2`` is installed and asked
+for): HTTP parsing, limits and timeouts are the job of libraries hardened for it. They
+come with the ``proxy`` extra and are imported only when the proxy runs.
+
+- The body of a POST to a chat completions, messages, responses, generateContent or
+  token-counting path is judged; a valid body is forwarded byte-identical.
+- Everything else (other paths, methods, bodies) is forwarded untouched, streaming.
+- Responses are never read: their bytes are relayed as they arrive (server-sent events
+  stream unbuffered); a client that leaves cancels its upstream request at once.
+- Requests go only to the configured upstream, under its base path: the request path is
+  normalised (``.``, ``..``, their percent-encodings) before it is judged or forwarded,
+  and the Host header routes nothing.
 - The upstream's status passes through; an upstream that cannot be reached answers 502,
   one that does not answer in time 504.
-- Headers (and the credentials in them) are forwarded and never logged.
+- Headers (and the credentials in them) are forwarded and never logged; nor are query
+  strings or bodies.
 """
 
 from __future__ import annotations
 
-import http.client
+import asyncio
+import ipaddress
+import json
 import logging
-import socket
-import ssl
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import urlsplit
+import os
+import posixpath
+from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlsplit
 
 from toolpair.gateway import wire
+from toolpair.gateway.asgi import BODY_TIMEOUT, MAX_BODY, MAX_BUFFERED, Message, Receive
+from toolpair.gateway.asgi import Scope, Send, ToolpairMiddleware
+
+if TYPE_CHECKING:
+    import httpx
 
 logger = logging.getLogger("toolpair")
 
-#: Headers that belong to one connection, not to the request (RFC 9110 7.6.1), plus the
-#: ones the proxy sets itself.
+#: The install line printed when the extra is missing.
+INSTALL = 'pip install "toolpair[proxy]"'
+
+#: Headers that belong to one connection, not to the message (RFC 9110 7.6.1), plus the
+#: ones the client library sets itself.
 _HOP = frozenset(
     {
         "connection",
@@ -49,249 +66,386 @@ _HOP = frozenset(
         "upgrade",
         "host",
         "content-length",
-        # Answered by this server itself; the body is already read when it is forwarded.
         "expect",
     }
 )
-#: Small reads keep an event stream flowing as it is produced; larger ones cost nothing
-#: more, since ``read1`` returns what is there.
-_CHUNK = 65536
-_MAX_BODY = 256 * 1024 * 1024
+_ENV = "TOOLPAIR_PROXY_SETTINGS"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything ``toolpair proxy`` is told, with the defaults of its flags."""
+
+    upstream: str
+    mode: wire.Mode | None = "repair"  # None: no judging (the benchmarks' pass-through)
+    provider: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8787
+    #: The upstream: connect, and each read (a stream's gap between two events).
+    timeout: float = 600.0
+    connect_timeout: float | None = None
+    read_timeout: float | None = None
+    #: The client side.
+    max_body: int = MAX_BODY
+    max_buffered: int = MAX_BUFFERED
+    max_connections: int = 1000
+    header_timeout: float = 30.0
+    body_timeout: float = BODY_TIMEOUT
+    keepalive_timeout: float = 75.0
+    workers: int = 1
+    http2: bool = False
 
 
 class Upstream:
     """The one endpoint a proxy forwards to."""
 
-    def __init__(self, url: str, timeout: float = 600.0) -> None:
+    def __init__(self, url: str) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"upstream must be an http:// or https:// URL, not {url!r}")
-        if parts.query or parts.fragment:
-            raise ValueError("upstream URL must not carry a query or fragment")
-        self.url = url
-        self.https = parts.scheme == "https"
-        self.host = parts.hostname
-        self.port = parts.port or (443 if self.https else 80)
-        self.base = parts.path.rstrip("/")
-        self.netloc = parts.netloc.rsplit("@", 1)[-1]
-        self.timeout = timeout
-        self._ssl = ssl.create_default_context() if self.https else None
-
-    def connect(self) -> http.client.HTTPConnection:
-        if self._ssl is not None:
-            return http.client.HTTPSConnection(
-                self.host, self.port, timeout=self.timeout, context=self._ssl
+            raise ValueError("--upstream must be an http:// or https:// URL with a host")
+        if parts.username is not None or parts.password is not None:
+            # Never printed, never sent in a way the operator did not choose: the
+            # clients' own credentials are forwarded as they send them.
+            raise ValueError(
+                "--upstream must not carry a user or password (user:password@host); "
+                "clients' own credential headers are forwarded"
             )
-        return http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+        if parts.query or parts.fragment:
+            raise ValueError("--upstream must not carry a query or fragment")
+        parts.port  # noqa: B018 - a malformed port raises ValueError here, not per request
+        self.url = url
+        self.origin = f"{parts.scheme}://{parts.netloc}"
+        self.base = parts.path.rstrip("/")
 
-
-class ProxyServer(ThreadingHTTPServer):
-    """One thread per client connection, keep-alive; no shared state but the config."""
-
-    daemon_threads = True
-    allow_reuse_address = True
-    # socketserver listens with a backlog of 5: tens of clients connecting at once (a
-    # coding agent's parallel requests, a load run) would be reset before accept().
-    request_queue_size = 128
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        upstream: Upstream,
-        mode: wire.Mode | None = "repair",
-        provider: str | None = None,
-    ) -> None:
-        if mode is not None and mode not in wire.MODES:
-            raise ValueError(f"unknown mode {mode!r}; known: {', '.join(wire.MODES)}")
-        self.upstream = upstream
-        #: None forwards every body unjudged (the benchmarks' bare pass-through).
-        self.mode = mode
-        self.provider = provider
-        if ":" in address[0]:
-            self.address_family = socket.AF_INET6
-        super().__init__(address, _Handler)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: ProxyServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        # The request line only (never headers); at DEBUG so a busy proxy stays quiet.
-        logger.debug("proxy: " + format, *args)
-
-    def do_GET(self) -> None:
-        self._forward()
-
-    do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = do_GET
-
-    def do_CONNECT(self) -> None:
-        self._plain(405, "toolpair proxy: CONNECT is not supported (this is not an open proxy)")
-
-    # -- helpers -------------------------------------------------------------------
-
-    def _plain(self, status: int, message: str, format: str | None = None) -> None:
-        body = wire.encode(wire.error_envelope(format or "openai", message, status))
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _read_body(self) -> bytes | None:
-        te = self.headers.get("transfer-encoding", "").lower()
-        if "chunked" in te:
-            parts = []
-            total = 0
-            while True:
-                size = int(self.rfile.readline(1024).split(b";", 1)[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline(8192) not in (b"\r\n", b"\n", b""):
-                        pass  # trailers are dropped
-                    break
-                total += size
-                if total > _MAX_BODY:
-                    return None
-                parts.append(self.rfile.read(size))
-                self.rfile.readline(8)
-            return b"".join(parts)
-        length = int(self.headers.get("content-length") or 0)
-        if length > _MAX_BODY:
+    def target(self, path: str) -> str | None:
+        """The upstream URL path for a request's decoded ``path``: dot segments
+        resolved inside the request's own path (a ``..`` at its top stays there), so it
+        can never leave the base path. None for a target that is not a path."""
+        if not path.startswith("/"):
             return None
-        return self.rfile.read(length) if length else b""
+        return self.base + quote(normalised(path), safe="/:@!$&'()*+,;=-._~")
 
-    def _forward(self) -> None:
-        if not self.path.startswith("/") or self.path.startswith("//"):
-            # An absolute URI or authority form: this proxy sends only to its upstream.
-            self.close_connection = True
-            self._plain(400, "toolpair proxy: request target must be a path")
-            return
-        try:
-            body = self._read_body()
-        except ValueError:
-            self.close_connection = True
-            self._plain(400, "toolpair proxy: malformed chunked request body")
-            return
-        if body is None:
-            self.close_connection = True
-            self._plain(413, "toolpair proxy: request body too large")
-            return
-        route = wire.route(self.path) if self.command == "POST" else None
-        server = self.server
-        if route is not None and server.mode is not None and body:
-            verdict = wire.judge(body, self.path, server.mode, provider=server.provider)
-            if verdict is not None:
-                if verdict.action == "reject":
-                    self._answer(verdict.status, verdict.body)
-                    return
-                body = verdict.body
-        self._relay(body, route.format if route else None)
 
-    def _answer(self, status: int, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+def normalised(path: str) -> str:
+    """A decoded request path with its dot segments resolved, as it is forwarded."""
+    clean = posixpath.normpath(path.replace("\\", "/"))
+    clean = "/" + clean.lstrip("/") if clean != "." else "/"
+    if path.endswith("/") and not clean.endswith("/"):
+        clean += "/"
+    return clean
 
-    def _relay(self, body: bytes, format: str | None) -> None:
-        up = self.server.upstream
-        drop = _HOP | {
-            h.strip().lower() for h in self.headers.get("connection", "").split(",") if h.strip()
-        }
-        headers = [(k, v) for k, v in self.headers.items() if k.lower() not in drop]
-        headers.append(("Host", up.netloc))
-        if body or self.command in ("POST", "PUT", "PATCH"):
-            headers.append(("Content-Length", str(len(body))))
-        conn = up.connect()
-        try:
-            try:
-                conn.putrequest(
-                    self.command, up.base + self.path, skip_host=True, skip_accept_encoding=True
-                )
-                for k, v in headers:
-                    conn.putheader(k, v)
-                conn.endheaders(body or None)
-                resp = conn.getresponse()
-            except TimeoutError:
-                self.close_connection = True
-                self._plain(504, "toolpair proxy: the upstream did not answer in time", format)
+
+class Forwarder:
+    """The forwarding app: each request to the upstream over one pooled client."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.upstream = Upstream(settings.upstream)
+        self._client: httpx.AsyncClient | None = None
+
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            import httpx
+
+            s = self.settings
+            self._client = httpx.AsyncClient(
+                timeout=httpx.Timeout(
+                    s.timeout,
+                    connect=s.connect_timeout or s.timeout,
+                    read=s.read_timeout or s.timeout,
+                ),
+                limits=httpx.Limits(
+                    max_connections=s.max_connections,
+                    max_keepalive_connections=min(s.max_connections, 100),
+                    keepalive_expiry=30.0,
+                ),
+                http2=s.http2,
+                trust_env=False,  # no proxy variables, no .netrc: only the upstream
+                follow_redirects=False,
+            )
+        return self._client
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return  # websockets: not forwarded (the server answers 403)
+        await self._http(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                if self._client is not None:
+                    await self._client.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
                 return
-            except (OSError, http.client.HTTPException) as e:
-                self.close_connection = True
-                self._plain(
-                    502, f"toolpair proxy: the upstream failed ({type(e).__name__})", format
-                )
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        import httpx
+
+        format = _format(scope)
+        method = scope["method"]
+        if method == "CONNECT":
+            await _error(send, 405, format, "CONNECT is not supported (this is not an open proxy)")
+            return
+        target = self.upstream.target(scope.get("path", ""))
+        if target is None:
+            await _error(send, 400, format, "request target must be a path")
+            return
+        query = scope.get("query_string", b"")
+        url = self.upstream.origin + target + (("?" + query.decode("latin-1")) if query else "")
+        req_headers = list(scope.get("headers", []))
+        drop = _HOP | _named_in_connection(req_headers)
+        headers = [(k, v) for k, v in req_headers if k.decode("latin-1").lower() not in drop]
+        length = _value(req_headers, b"content-length")
+        chunked = _value(req_headers, b"transfer-encoding") is not None
+        body_done = asyncio.Event()
+        content: bytes | AsyncIterator[bytes] = b""
+        if length is not None or chunked:
+            first = await _receive(receive, self.settings.body_timeout)
+            if first is None or first["type"] == "http.disconnect":
                 return
-            self._stream(resp)
+            if not first.get("more_body", False):
+                content = first.get("body", b"")
+                body_done.set()
+            else:
+                content = self._body(first, receive, body_done)
+            if length is not None:
+                headers.append((b"content-length", length.encode()))
+        else:
+            body_done.set()
+        request = httpx.Request(method, url, headers=headers, content=content)
+
+        relay = asyncio.ensure_future(self._relay(request, scope, send, format))
+        gone = asyncio.ensure_future(_disconnected(receive, body_done))
+        try:
+            await asyncio.wait({relay, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            conn.close()
+            if not relay.done():
+                relay.cancel()  # the client left: the upstream request ends now
+            gone.cancel()
+            await asyncio.gather(relay, gone, return_exceptions=True)
+        if relay.done() and not relay.cancelled() and relay.exception() is not None:
+            raise relay.exception()  # type: ignore[misc]
 
-    def _stream(self, resp: http.client.HTTPResponse) -> None:
-        self.send_response_only(resp.status, resp.reason)
-        length = resp.getheader("content-length")
-        framed = self.command == "HEAD" or resp.status in (204, 304) or resp.status < 200
-        drop = _HOP | {h.strip().lower() for h in (resp.getheader("connection") or "").split(",")}
-        for k, v in resp.getheaders():
-            if k.lower() not in drop:
-                self.send_header(k, v)
-        chunked = length is None and not framed
-        if length is not None:
-            self.send_header("Content-Length", length)
-        elif chunked:
-            self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        self.wfile.flush()
-        if framed:
+    async def _body(
+        self, first: Message, receive: Receive, done: asyncio.Event
+    ) -> AsyncIterator[bytes]:
+        yield first.get("body", b"")
+        while True:
+            message = await _receive(receive, self.settings.body_timeout)
+            if message is None:
+                raise _ClientBodyTimeout
+            if message["type"] == "http.disconnect":
+                raise _ClientGone
+            yield message.get("body", b"")
+            if not message.get("more_body", False):
+                done.set()
+                return
+
+    async def _relay(self, request: httpx.Request, scope: Scope, send: Send, format: str) -> None:
+        import httpx
+
+        try:
+            response = await self.client().send(request, stream=True)
+        except (_ClientGone, _ClientBodyTimeout) as e:
+            if isinstance(e, _ClientBodyTimeout):
+                await _error(send, 408, format, "request body not received in time")
+            return
+        except httpx.TimeoutException:
+            await _error(send, 504, format, "the upstream did not answer in time")
+            return
+        except (httpx.HTTPError, OSError) as e:
+            await _error(send, 502, format, f"the upstream failed ({type(e).__name__})")
             return
         try:
-            while True:
-                data = resp.read1(_CHUNK)
-                if not data:
-                    break
-                if chunked:
-                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                else:
-                    self.wfile.write(data)
-                self.wfile.flush()
-        except (OSError, http.client.HTTPException):
-            # The upstream cut the stream (or the client left): end this connection
-            # without the final chunk, so the client sees a broken stream, not a
-            # complete one.
-            self.close_connection = True
+            await self._stream(response, scope, send)
+        finally:
+            await response.aclose()
+
+    async def _stream(self, response: httpx.Response, scope: Scope, send: Send) -> None:
+        import httpx
+
+        raw = response.headers.raw
+        drop = _HOP | _named_in_connection(raw)
+        headers = [(k, v) for k, v in raw if k.decode("latin-1").lower() not in drop]
+        length = response.headers.get("content-length")
+        # A Content-Length beside a chunked body is not passed on: the body is framed
+        # by what the upstream really sent (RFC 9112 6.3).
+        framed = length is not None and "transfer-encoding" not in response.headers
+        bodiless = scope["method"] == "HEAD" or response.status_code in (204, 304)
+        if framed or (bodiless and length is not None):
+            headers.append((b"content-length", length.encode()))  # type: ignore[union-attr]
+        elif not bodiless and scope.get("http_version") == "1.0":
+            # An HTTP/1.0 client cannot read chunked: the body is sent whole, sized.
+            data = bytearray()
+            async for chunk in response.aiter_raw():
+                data += chunk
+                if len(data) > self.settings.max_body:
+                    await _error(send, 502, _format(scope), "the upstream response is too large")
+                    return
+            headers.append((b"content-length", str(len(data)).encode()))
+            await send({"type": "http.response.start", "status": response.status_code,
+                        "headers": headers})
+            await send({"type": "http.response.body", "body": bytes(data)})
             return
-        if length is not None and resp.length:
-            self.close_connection = True  # fewer bytes than announced
+        await send(
+            {"type": "http.response.start", "status": response.status_code, "headers": headers}
+        )
+        if bodiless:
+            await send({"type": "http.response.body", "body": b""})
             return
-        if chunked:
-            self.wfile.write(b"0\r\n\r\n")
-            self.wfile.flush()
+        try:
+            async for chunk in response.aiter_raw():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        except (httpx.HTTPError, OSError) as e:
+            # The upstream cut the response: this connection ends without the final
+            # chunk (or short of its length), so the client sees a broken response.
+            logger.warning("toolpair proxy: the upstream cut a response short (%s)",
+                           type(e).__name__)
+            return
+        await send({"type": "http.response.body", "body": b""})
 
 
-def serve(
-    upstream: str,
-    *,
-    mode: wire.Mode = "repair",
-    host: str = "127.0.0.1",
-    port: int = 8787,
-    provider: str | None = None,
-    timeout: float = 600.0,
-    ready: threading.Event | None = None,
-) -> None:
-    """Run the proxy until interrupted."""
-    server = ProxyServer((host, port), Upstream(upstream, timeout), mode, provider)
-    bound, bound_port = server.server_address[:2]
-    bound_host = bound.decode() if isinstance(bound, bytes) else str(bound)
-    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+class _ClientGone(Exception):
+    pass
+
+
+class _ClientBodyTimeout(Exception):
+    pass
+
+
+async def _receive(receive: Receive, timeout: float) -> Message | None:
+    try:
+        return await asyncio.wait_for(receive(), timeout)
+    except asyncio.TimeoutError:
+        return None
+
+
+async def _disconnected(receive: Receive, body_done: asyncio.Event) -> None:
+    """Returns when the client disconnects (watched once its body is read)."""
+    await body_done.wait()
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+def _value(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    for k, v in headers:
+        if k.lower() == name:
+            return v.decode("latin-1")
+    return None
+
+
+def _named_in_connection(headers: list[tuple[bytes, bytes]]) -> set[str]:
+    named: set[str] = set()
+    for k, v in headers:
+        if k.lower() == b"connection":
+            named.update(t.strip().lower() for t in v.decode("latin-1").split(",") if t.strip())
+    return named
+
+
+def _format(scope: Scope) -> str:
+    r = wire.route(scope.get("path", ""))
+    return r.format if r is not None else "openai"
+
+
+async def _error(send: Send, status: int, format: str, message: str) -> None:
+    body = wire.encode(wire.error_envelope(format, f"toolpair proxy: {message}", status))
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class _Normalise:
+    """Resolves dot segments in the decoded path before anything judges or forwards
+    it: the middleware sees the very path the upstream will."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("path", "").startswith("/"):
+            path = normalised(scope["path"])
+            if path != scope["path"]:
+                scope = dict(scope, path=path, raw_path=quote(path).encode())
+        await self.app(scope, receive, send)
+
+
+def build_app(settings: Settings) -> Any:
+    """The proxy as one ASGI app: path normalisation, the middleware (unless ``mode``
+    is None), the forwarder."""
+    forwarder: Any = Forwarder(settings)
+    inner = forwarder
+    if settings.mode is not None:
+        inner = ToolpairMiddleware(
+            forwarder,
+            settings.mode,
+            settings.provider,
+            max_body=settings.max_body,
+            max_buffered=settings.max_buffered,
+            body_timeout=settings.body_timeout,
+        )
+    app = _Normalise(inner)
+    return app
+
+
+def app_from_environment() -> Any:
+    """The app of each worker process (``--workers N``), from the settings the main
+    process left in the environment."""
+    return build_app(Settings(**json.loads(os.environ[_ENV])))
+
+
+def loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(settings: Settings, ready: Any = None) -> None:
+    """Run the proxy until interrupted. Raises ImportError naming the extra when
+    uvicorn or httpx is missing, ValueError for a bad setting, OSError when the
+    address cannot be bound."""
+    if settings.mode is not None and settings.mode not in wire.MODES:
+        raise ValueError(f"unknown mode {settings.mode!r}; known: {', '.join(wire.MODES)}")
+    Upstream(settings.upstream)  # refuse a bad upstream before binding
+    from toolpair.gateway import server
+
+    sock = server.bind(settings.host, settings.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
     print(
-        f"toolpair proxy: listening on http://{shown}:{bound_port} -> {upstream} "
-        f"(mode {mode}, rules {provider or 'of each API'})",
+        f"toolpair proxy: listening on http://{shown}:{port} -> {settings.upstream} "
+        f"(mode {settings.mode}, rules {settings.provider or 'of each API'}"
+        f"{f', {settings.workers} workers' if settings.workers > 1 else ''})",
         flush=True,
     )
+    if not loopback(settings.host):
+        logger.warning(
+            "toolpair proxy: WARNING: bound to %s, reachable from other machines; anyone "
+            "who can reach it can use the upstream with the credentials they send",
+            wire.printable(settings.host),
+        )
     if ready is not None:
         ready.set()
-    try:
-        server.serve_forever(poll_interval=0.2)
-    finally:
-        server.server_close()
+    os.environ[_ENV] = json.dumps(asdict(settings))
+    server.run(settings, sock)
+
+
+

@@ -1,0 +1,263 @@
+"""The ASGI middleware that judges request bodies on the wire (pure ASGI, standard
+library): exported as ``toolpair.integrations.asgi.ToolpairMiddleware`` for vLLM and any
+ASGI app, and the front half of ``toolpair proxy``.
+
+For a POST to a route `toolpair.gateway.wire.route` knows, the body is read whole
+(bounded in size, in time, and in the total held at once by this middleware), decoded
+from its ``Content-Encoding``, judged, and handed on: byte-identical when valid,
+repaired (and re-encoded, with a new ``Content-Length`` and no ``Transfer-Encoding``)
+when not, or answered with the API's own 400 in reject mode. Everything else (other
+paths and methods, websockets, lifespan) passes straight through. The response is never
+read or touched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from toolpair.gateway import wire
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+logger = logging.getLogger("toolpair")
+
+MiB = 1024 * 1024
+#: Defaults a user would expect of a gateway for LLM requests: the hosted APIs take
+#: bodies of a few tens of MiB (images, documents inline).
+MAX_BODY = 64 * MiB
+MAX_BUFFERED = 512 * MiB
+BODY_TIMEOUT = 60.0
+#: Bodies larger than this are judged off the event loop, so one large history does
+#: not stall every other connection.
+_OFF_LOOP = 1 * MiB
+
+
+def _env_number(name: str, default: float) -> float:
+    value = os.environ.get(name)
+    if value is None or not value.strip():
+        return default
+    try:
+        number = float(value)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {value!r}") from None
+    if number <= 0:
+        raise ValueError(f"{name} must be positive, not {value!r}")
+    return number
+
+
+class ToolpairMiddleware:
+    """Judge the request body of the routes `toolpair.gateway.wire.route` knows; pass
+    everything else straight through.
+
+    Configured by keyword arguments, else the environment (vLLM adds middleware with no
+    arguments): ``mode`` / ``TOOLPAIR_MODE`` (``repair``, ``reject``, ``observe``),
+    ``provider`` / ``TOOLPAIR_PROVIDER`` (the rules; by default those of the API each
+    path belongs to), ``max_body`` / ``TOOLPAIR_MAX_BODY`` (bytes of one body, decoded
+    or not: 413 beyond, before reading it), ``max_buffered`` / ``TOOLPAIR_MAX_BUFFERED``
+    (bytes held by all requests being judged at once: 503 beyond), ``body_timeout`` /
+    ``TOOLPAIR_BODY_TIMEOUT`` (seconds to wait for each part of a body: 408 beyond).
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        mode: str | None = None,
+        provider: str | None = None,
+        *,
+        max_body: int | None = None,
+        max_buffered: int | None = None,
+        body_timeout: float | None = None,
+    ) -> None:
+        self.app = app
+        chosen = (mode or os.environ.get("TOOLPAIR_MODE") or "repair").strip().lower()
+        if chosen not in wire.MODES:
+            raise ValueError(
+                f"TOOLPAIR_MODE must be one of {', '.join(wire.MODES)}, not {chosen!r}"
+            )
+        self.mode: wire.Mode = chosen  # type: ignore[assignment]
+        named = provider or os.environ.get("TOOLPAIR_PROVIDER") or None
+        if named is not None:
+            from toolpair.providers import PROVIDERS
+
+            if named not in PROVIDERS:
+                raise ValueError(
+                    f"TOOLPAIR_PROVIDER must be one of {', '.join(PROVIDERS)}, not {named!r}"
+                )
+        self.provider = named
+        self.max_body = int(max_body or _env_number("TOOLPAIR_MAX_BODY", MAX_BODY))
+        self.max_buffered = int(
+            max_buffered or _env_number("TOOLPAIR_MAX_BUFFERED", MAX_BUFFERED)
+        )
+        self.body_timeout = body_timeout or _env_number("TOOLPAIR_BODY_TIMEOUT", BODY_TIMEOUT)
+        #: Bytes held right now by requests being read and judged.
+        self.buffered = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        route = wire.route(path)
+        if route is None:
+            await self.app(scope, receive, send)
+            return
+        headers: list[tuple[bytes, bytes]] = list(scope.get("headers", []))
+        length = _content_length(headers)
+        if length is not None and length > self.max_body:
+            # Before reading a byte: the server sends no 100 Continue for a body that
+            # is refused (the app never called receive).
+            await _answer(send, 413, route.format, "request body too large", close=True)
+            return
+        held = 0
+        try:
+            raw, held = await self._read(receive, route.format, send, length)
+            if raw is None:
+                return
+            encoding = _header(headers, b"content-encoding")
+            body = await self._judged(scope, raw, encoding, route.format, send)
+        finally:
+            self.buffered -= held
+        if body is None:
+            return
+        if body is not raw:
+            scope = dict(scope)
+            scope["headers"] = [
+                (k, v)
+                for k, v in headers
+                if k.lower() not in (b"content-length", b"transfer-encoding")
+            ] + [(b"content-length", str(len(body)).encode())]
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            # After the body, the app waits on the client (a disconnect).
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _read(
+        self, receive: Receive, format: str, send: Send, length: int | None
+    ) -> tuple[bytes | None, int]:
+        """The whole body (None when answered or the client left), and the bytes it
+        holds of the shared budget (given back by the caller)."""
+        held = 0
+
+        async def refuse(status: int, message: str) -> tuple[None, int]:
+            await _answer(send, status, format, message, close=True)
+            return None, held
+
+        if length is not None:
+            if self.buffered + length > self.max_buffered:
+                return await refuse(503, "too many request bodies held at once; retry")
+            held = length
+            self.buffered += length
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), self.body_timeout)
+            except asyncio.TimeoutError:
+                return await refuse(408, "request body not received in time")
+            if message["type"] == "http.disconnect":
+                return None, held  # the client left before sending its body
+            chunk = message.get("body", b"")
+            if chunk:
+                size += len(chunk)
+                if size > self.max_body:
+                    return await refuse(413, "request body too large")
+                if size > held:
+                    if self.buffered + size - held > self.max_buffered:
+                        return await refuse(503, "too many request bodies held at once; retry")
+                    self.buffered += size - held
+                    held = size
+                chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        return b"".join(chunks), held
+
+    async def _judged(
+        self, scope: Scope, raw: bytes, encoding: str | None, format: str, send: Send
+    ) -> bytes | None:
+        """The body to hand on (``raw`` itself when unchanged), or None when answered."""
+        path = scope.get("path", "")
+        plain = raw
+        if encoding is not None and encoding.strip().lower() not in ("", "identity"):
+            try:
+                decoded = wire.decode_body(raw, encoding, self.max_body)
+            except wire.BodyTooLarge:
+                await _answer(send, 413, format, "request body too large", close=True)
+                return None
+            if decoded is None:
+                logger.warning(
+                    "toolpair did not judge %s: Content-Encoding %s could not be decoded",
+                    wire.printable(path, 200),
+                    wire.printable(encoding, 40),
+                )
+                return raw
+            plain = decoded
+        try:
+            if len(plain) > _OFF_LOOP:
+                verdict = await asyncio.to_thread(
+                    wire.judge, plain, path, self.mode, provider=self.provider
+                )
+            else:
+                verdict = wire.judge(plain, path, self.mode, provider=self.provider)
+        except Exception as e:  # never a 500 the app would not have given
+            logger.warning(
+                "toolpair did not judge %s: %s; it goes on as sent",
+                wire.printable(path, 200),
+                type(e).__name__,
+            )
+            return raw
+        if verdict is None:
+            return raw
+        if verdict.action == "reject":
+            await _answer_body(send, verdict.status, verdict.body)
+            return None
+        if not verdict.changed:
+            return raw
+        if plain is raw:
+            return verdict.body
+        return wire.encode_body(verdict.body, encoding or "")
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
+    for k, v in headers:
+        if k.lower() == name:
+            return v.decode("latin-1")
+    return None
+
+
+def _content_length(headers: list[tuple[bytes, bytes]]) -> int | None:
+    value = _header(headers, b"content-length")
+    if value is None or not value.strip().isdigit():
+        return None  # the server has already refused a malformed one
+    return int(value)
+
+
+async def _answer(send: Send, status: int, format: str, message: str, close: bool) -> None:
+    body = wire.encode(wire.error_envelope(format, f"toolpair: {message}", status))
+    await _answer_body(send, status, body, close)
+
+
+async def _answer_body(send: Send, status: int, body: bytes, close: bool = False) -> None:
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if close:
+        # The rest of the body is not read: the connection cannot carry another request.
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
