@@ -189,6 +189,10 @@ class Forwarder:
 
         format = _format(scope)
         method = scope["method"]
+        if scope.get("http_version") not in ("1.0", "1.1", "2"):
+            # HTTP/0.9 has no headers to forward, nor a status to answer with.
+            await _error(send, 505, format, "HTTP version not supported")
+            return
         if method == "CONNECT":
             await _error(send, 405, format, "CONNECT is not supported (this is not an open proxy)")
             return
@@ -254,7 +258,7 @@ class Forwarder:
             response = await self.client().send(request, stream=True)
         except (_ClientGone, _ClientBodyTimeout) as e:
             if isinstance(e, _ClientBodyTimeout):
-                await _error(send, 408, format, "request body not received in time")
+                await _error(send, 408, format, "request body not received in time", close=True)
             return
         except httpx.TimeoutException:
             await _error(send, 504, format, "the upstream did not answer in time")
@@ -355,18 +359,15 @@ def _format(scope: Scope) -> str:
     return r.format if r is not None else "openai"
 
 
-async def _error(send: Send, status: int, format: str, message: str) -> None:
+async def _error(send: Send, status: int, format: str, message: str, close: bool = False) -> None:
     body = wire.encode(wire.error_envelope(format, f"toolpair proxy: {message}", status))
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+    ]
+    if close:  # the request's body was not all read: the connection cannot go on
+        headers.append((b"connection", b"close"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 

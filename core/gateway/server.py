@@ -67,7 +67,10 @@ class Protocol(HttpToolsProtocol):
 def bind(host: str, port: int) -> socket.socket:
     """The listening socket (bound before the banner, so ``--port 0`` can say its port)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named, not 0: asyncio sets TCP_NODELAY only on sockets that say they
+    # are TCP. Without it, a response's head and body are two writes, and a keep-alive
+    # client's delayed ACK stalls the second by 40 ms.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(2048)
@@ -122,8 +125,13 @@ def run(settings: Settings, sock: socket.socket) -> None:
     if settings.workers > 1:
         from uvicorn.supervisors import Multiprocess
 
-        server = uvicorn.Server(config)
-        Multiprocess(config, target=server.run, sockets=[sock]).run()
+        try:
+            supervisor = Multiprocess(config, sockets=[sock])
+        except TypeError:  # older uvicorn releases take the worker's target
+            supervisor = Multiprocess(  # type: ignore[call-arg,unused-ignore]
+                config, target=uvicorn.Server(config).run, sockets=[sock]
+            )
+        supervisor.run()
     else:
         uvicorn.Server(config).run(sockets=[sock])
     logging.getLogger("toolpair").debug("toolpair proxy: stopped")

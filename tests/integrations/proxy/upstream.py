@@ -175,6 +175,7 @@ class Upstream:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:
                 pass
@@ -285,3 +286,135 @@ class Upstream:
             time.sleep(GAP)
         h.wfile.write(b"0\r\n\r\n")
         h.wfile.flush()
+
+
+class RawUpstream:
+    """An upstream on a bare socket that records every byte it receives, per connection,
+    and answers by the first path segment it knows (after any base path):
+
+    - ``/early/``: a 103 Early Hints head, then the 200.
+    - ``/both/``: a chunked body with a (wrong) Content-Length beside it.
+    - ``/chunked/``: a chunked body.
+    - ``/drip/``: an event stream of ``DRIP`` events 0.1 s apart; when the stream ends
+      (its client gone) the time is kept in ``ended``.
+    - anything else: a 200 with a small JSON body and a Content-Length.
+    """
+
+    DRIP = 100
+
+    def __init__(self) -> None:
+        import socket
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(128)
+        self.port = self.sock.getsockname()[1]
+        self.connections: list[bytearray] = []
+        self.requests: list[tuple[bytes, bytes]] = []
+        self.ended: list[float] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def url(self, prefix: str = "") -> str:
+        return f"http://127.0.0.1:{self.port}/{prefix}".rstrip("/")
+
+    def clear(self) -> None:
+        with self.lock:
+            self.connections.clear()
+            self.requests.clear()
+            self.ended.clear()
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: Any) -> None:
+        seen = bytearray()
+        with self.lock:
+            self.connections.append(seen)
+        buf = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    data = conn.recv(65536)
+                    if not data:
+                        return
+                    seen += data
+                    buf += data
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                lines = head.split(b"\r\n")
+                fields = {
+                    k.strip().lower(): v.strip()
+                    for k, _, v in (line.partition(b":") for line in lines[1:])
+                }
+                if b"content-length" in fields:
+                    n = int(fields[b"content-length"])
+                    while len(buf) < n:
+                        data = conn.recv(65536)
+                        if not data:
+                            return
+                        seen += data
+                        buf += data
+                    body, buf = buf[:n], buf[n:]
+                elif fields.get(b"transfer-encoding", b"").lower() == b"chunked":
+                    while b"\r\n0\r\n\r\n" not in b"\r\n" + buf:
+                        data = conn.recv(65536)
+                        if not data:
+                            return
+                        seen += data
+                        buf += data
+                    body, _, buf = (b"\r\n" + buf).partition(b"\r\n0\r\n\r\n")
+                else:
+                    body = b""
+                with self.lock:
+                    self.requests.append((head, body))
+                path = lines[0].split(b" ")[1]
+                kinds = (b"early", b"both", b"chunked", b"drip")
+                self._answer(conn, next((k for k in path.split(b"/") if k in kinds), b""))
+        except OSError:
+            return
+        finally:
+            conn.close()
+
+    def _answer(self, conn: Any, kind: bytes) -> None:
+        ok = b'{"ok":true}'
+        if kind == b"early":
+            conn.sendall(b"HTTP/1.1 103 Early Hints\r\nlink: </x.css>; rel=preload\r\n\r\n")
+            time.sleep(0.05)
+            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(ok), ok))
+        elif kind == b"both":
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\ntransfer-encoding: chunked\r\n\r\n"
+                b"%x\r\n%s\r\n0\r\n\r\n" % (len(ok), ok)
+            )
+        elif kind == b"chunked":
+            conn.sendall(b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n")
+            for part in (ok[:4], ok[4:]):
+                conn.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+            conn.sendall(b"0\r\n\r\n")
+        elif kind == b"drip":
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                b"transfer-encoding: chunked\r\n\r\n"
+            )
+            try:
+                for i in range(self.DRIP):
+                    ev = b"data: %d\n\n" % i
+                    conn.sendall(b"%x\r\n%s\r\n" % (len(ev), ev))
+                    time.sleep(0.1)
+                conn.sendall(b"0\r\n\r\n")
+            finally:
+                with self.lock:
+                    self.ended.append(time.monotonic())
+        else:
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s"
+                % (len(ok), ok)
+            )
