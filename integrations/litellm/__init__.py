@@ -190,7 +190,13 @@ class ToolpairGuardrail(CustomGuardrail):
                     self._judged(kwargs, fmt, rules, violations)
         except toolpair.InvalidHistory as e:
             # Not a history toolpair can read: the provider answers it in its own words.
-            logger.warning("toolpair could not read a %s history for %s: %s", fmt, rules, e)
+            # Only where: the reason can quote the body (a role's value, at any size).
+            logger.warning(
+                "toolpair could not read a %s history for %s (%s); it goes on as sent",
+                fmt,
+                rules,
+                f"message {e.index}" if e.index is not None else "the container",
+            )
         return kwargs
 
     def _repair(
@@ -226,19 +232,15 @@ class ToolpairGuardrail(CustomGuardrail):
     def _judged(
         self, kwargs: dict[str, Any], fmt: str, rules: str, violations: list[toolpair.Violation]
     ) -> None:
-        first = violations[0]
-        logger.warning(
-            "toolpair %s a %s history for %s: %d violation(s), first at message %d: [%s]",
+        wire.log_violations(
+            violations,
             "rejected" if self.toolpair_mode == "reject" else "observed",
-            fmt,
+            f"a {fmt} history",
             rules,
-            len(violations),
-            first.index,
-            first.code,
         )
         self._tag(kwargs, {"rules": rules, "violations": [v.code for v in violations]})
         if self.toolpair_mode == "reject":
-            raise _rejection(fmt, first.message)
+            raise _rejection(fmt, violations[0].message)
 
     @staticmethod
     def _tag(kwargs: dict[str, Any], info: dict[str, Any]) -> None:
