@@ -520,3 +520,20 @@ def test_framework_dumps_go_through_the_integration_hook(
     assert all(set(m) == {"type", "data"} for m in repaired)
     assert validate([m["data"] for m in repaired], "openai") == []
     assert main(["check", str(path), "--provider", "openai"]) == 0
+
+
+def test_proxy_without_its_extra_names_the_install_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The core installs no HTTP server: `toolpair proxy` says what to install.
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    assert main(["proxy", "--upstream", "http://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert "needs the proxy extra" in err and "[proxy]" in err and "pip install" in err
+
+
+def test_proxy_limit_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["proxy", "--upstream", "http://127.0.0.1:9", "--max-body", "lots"])
+    assert e.value.code == 2
+    assert "not a size: 'lots'" in capsys.readouterr().err

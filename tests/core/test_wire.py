@@ -30,7 +30,11 @@ DANGLING: list[dict[str, Any]] = [
         ("/v1beta/models/gemini-2.5-pro:generateContent", wire.Route("gemini", "gemini-2.5-pro")),
         ("/v1beta/models/gemini-3-pro:streamGenerateContent", wire.Route("gemini", "gemini-3-pro")),
         ("/v1/models", None),
-        ("/v1/messages/count_tokens", None),
+        # The counting endpoints measure the history they would be sent: judged alike.
+        ("/v1/messages/count_tokens", wire.Route("anthropic")),
+        ("/v1/responses/input_tokens", wire.Route("openai-responses")),
+        ("/v1beta/models/gemini-2.5-pro:countTokens", wire.Route("gemini", "gemini-2.5-pro")),
+        ("/v1/messages/batches", None),
         ("/model/x/converse", None),
     ],
 )
@@ -137,3 +141,115 @@ def test_provider_override() -> None:
     assert wire.judge(raw, "/v1/chat/completions", "reject").action == "pass"  # type: ignore[union-attr]
     v = wire.judge(raw, "/v1/chat/completions", "reject", provider="mistral")
     assert v is not None and v.action == "reject" and v.provider == "mistral"
+
+
+def _broken(extra_input: str = "{}") -> bytes:
+    raw = json.dumps({"model": "m", "max_tokens": 5, "messages": DANGLING})
+    return raw.replace('"input": {}', f'"input": {extra_input}').encode()
+
+
+def test_numbers_are_written_back_as_the_client_wrote_them() -> None:
+    written = '{"big": 1e400, "small": -1E-400, "exact": 1.10, "neg": -0, "e": 2e5, "n": 10}'
+    v = wire.judge(_broken(written), "/v1/messages")
+    assert v is not None and v.changed
+    assert b'"input":{"big":1e400,"small":-1E-400,"exact":1.10,"neg":-0,"e":2e5,"n":10}' in v.body
+    assert b"Infinity" not in v.body
+    json.loads(v.body, parse_constant=lambda c: pytest.fail(f"{c} is not JSON"))
+    assert toolpair.validate(json.loads(v.body), "anthropic") == []
+    # NaN as sent stays as sent (the upstream judges what is not JSON).
+    v = wire.judge(_broken('{"x": NaN}'), "/v1/messages")
+    assert v is not None and b'"x":NaN' in v.body
+
+
+def test_deep_nesting_passes_through_or_is_judged_never_raises(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    with caplog.at_level("WARNING", logger="toolpair"):
+        assert wire.judge(_broken(f'{{"a": {deep}}}'), "/v1/messages") is None
+        assert wire.judge(("[" * 100_000).encode(), "/v1/messages") is None
+    assert "nested too deep" in caplog.text
+    v = wire.judge(_broken('{"a": ' + "[" * 900 + "]" * 900 + "}"), "/v1/messages")
+    assert v is not None and v.changed
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "{}".encode("utf-16"),
+        b'{"messages": "\xff\xfe"}'.replace(b"\\xff\\xfe", b"\xff\xfe"),
+        b'{"messages": [' + b"1," * 100_000 + b"1]}",
+        b"9" * 5000,
+    ],
+)
+def test_bodies_toolpair_cannot_hold_are_left_to_the_upstream(raw: bytes) -> None:
+    assert wire.judge(raw, "/v1/chat/completions") is None
+
+
+def test_bom_and_lone_surrogates_still_give_valid_output() -> None:
+    v = wire.judge(b"\xef\xbb\xbf" + _broken(), "/v1/messages")
+    assert v is not None and v.changed and not v.body.startswith(b"\xef\xbb\xbf")
+    v = wire.judge(_broken('{"s": "\\ud800"}'), "/v1/messages")
+    assert v is not None and v.changed and b'"\\ud800"' in v.body
+    v.body.decode("utf-8")
+
+
+def test_gemini_count_tokens_with_the_request_it_measures() -> None:
+    contents = [
+        {"role": "user", "parts": [{"text": "weather?"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "w", "args": {"t": 1.50}}}]},
+        {"role": "user", "parts": [{"text": "and?"}]},
+    ]
+    body = {"generateContentRequest": {"model": "models/gemini-2.5-pro", "contents": contents}}
+    raw = json.dumps(body).replace("1.5", "1.50").encode()
+    v = wire.judge(raw, "/v1beta/models/gemini-2.5-pro:countTokens")
+    assert v is not None and v.changed and b'"t":1.50' in v.body
+    inner = json.loads(v.body)["generateContentRequest"]
+    assert inner["model"] == "models/gemini-2.5-pro"
+    assert toolpair.validate(inner, "gemini", model="gemini-2.5-pro") == []
+
+
+def test_a_gateways_own_errors_are_not_the_clients_fault() -> None:
+    for status in (502, 503, 504):
+        for fmt in ("anthropic", "openai", "openai-responses", "gemini"):
+            text = json.dumps(wire.error_envelope(fmt, "x", status))
+            assert "invalid_request_error" not in text and "INVALID_ARGUMENT" not in text
+    assert wire.error_envelope("anthropic", "x", 413)["error"]["type"] == "request_too_large"
+
+
+def test_the_log_line_is_bounded_and_escaped(caplog: pytest.LogCaptureFixture) -> None:
+    calls = [
+        {"type": "tool_use", "id": f"toolu_{i}", "name": "n", "input": {"q": "SECRET"}}
+        for i in range(20000)
+    ]
+    calls[0]["id"] = "evil\n[forged]\x1b[2J"
+    history = [
+        {"role": "user", "content": "SECRET"},
+        {"role": "assistant", "content": calls},
+        {"role": "user", "content": "SECRET"},
+    ]
+    raw = json.dumps({"model": "m", "max_tokens": 5, "messages": history}).encode()
+    for mode in wire.MODES:
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="toolpair"):
+            wire.judge(raw, "/a\x1b\n[forged]/v1/messages?key=SECRET", mode)
+        [record] = caplog.records
+        line = record.getMessage()
+        assert "\n" not in line and "\x1b" not in line and len(line) < 1024, (mode, line)
+        assert "SECRET" not in line and "more" in line
+
+
+def test_encoded_bodies_decode_within_their_limit() -> None:
+    import gzip
+    import zlib
+
+    data = b'{"a": 1}'
+    assert wire.decode_body(gzip.compress(data), "gzip", 100) == data
+    assert wire.decode_body(zlib.compress(data), "deflate", 100) == data
+    assert wire.decode_body(zlib.compress(data)[2:-4], "deflate", 100) == data  # raw deflate
+    assert wire.decode_body(b"not gzip", "gzip", 100) is None
+    assert wire.decode_body(gzip.compress(data)[:-6], "gzip", 100) is None  # truncated
+    assert wire.decode_body(data, "compress", 100) is None
+    with pytest.raises(wire.BodyTooLarge):
+        wire.decode_body(gzip.compress(b" " * 10_000), "gzip", 1000)
+    assert wire.decode_body(wire.encode_body(data, "gzip"), "gzip", 100) == data

@@ -660,17 +660,3 @@ def test_workers_share_the_port(raw_up: RawUpstream) -> None:
             assert out.startswith(b"HTTP/1.1 200")
     finally:
         p.stop()
-
-
-def test_the_proxy_without_its_extra_names_the_install_line() -> None:
-    code = (
-        "import sys; sys.modules['uvicorn'] = None\n"
-        "from toolpair.cli import main\n"
-        "sys.exit(main(['proxy', '--upstream', 'http://127.0.0.1:9']))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=30,
-        env={**os.environ},
-    )
-    assert out.returncode == 2
-    assert "[proxy]" in out.stderr and "pip install" in out.stderr
