@@ -35,7 +35,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import histories as H
 
-
 logging.getLogger("toolpair").addHandler(logging.NullHandler())
 logging.getLogger("toolpair").propagate = False
 
@@ -154,8 +153,7 @@ async def _load(port: int, bodies: list[bytes], concurrency: int) -> tuple[int, 
             raw = queue.pop()
             writer.write(
                 b"POST /v1/chat/completions HTTP/1.1\r\nHost: b\r\n"
-                b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
-                % (len(raw), raw)
+                b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(raw), raw)
             )
             head = await reader.readuntil(b"\r\n\r\n")
             length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
@@ -196,21 +194,29 @@ def proxy_rows(requests: int, load: int) -> list[tuple[str, str, str, str]]:
                 for q, name in ((0.5, "p50"), (0.99, "p99")):
                     added = (_pct(a, q) - _pct(b, q)) * 1e3
                     target = "<= 1 ms" if name == "p50" and n == 20 and not fresh else ""
-                    rows.append((f"proxy, {how}: added latency, {name}", size,
-                                 f"{added:.2f} ms", target))
+                    rows.append(
+                        (f"proxy, {how}: added latency, {name}", size, f"{added:.2f} ms", target)
+                    )
                 if not fresh:
                     sa, sb = [], []
                     for _ in range(requests):
                         sa.append(a_client.post(raw, stream=True)[0])
                         sb.append(b_client.post(raw, stream=True)[0])
                     added = (statistics.median(sa) - statistics.median(sb)) * 1e3
-                    rows.append((f"proxy, {how}: streaming time to first byte, added (p50)",
-                                 size, f"{added:.2f} ms", "<= 1 ms" if n == 20 else ""))
+                    rows.append(
+                        (
+                            f"proxy, {how}: streaming time to first byte, added (p50)",
+                            size,
+                            f"{added:.2f} ms",
+                            "<= 1 ms" if n == 20 else "",
+                        )
+                    )
         msgs20 = H.wire("openai", 20)
         broken20 = H.wire("openai", 20, defects=True)
         bodies = [
-            json.dumps({"model": "gpt-4.1", "messages": broken20 if i % 2 else msgs20,
-                        "user": f"r{i}"}).encode()
+            json.dumps(
+                {"model": "gpt-4.1", "messages": broken20 if i % 2 else msgs20, "user": f"r{i}"}
+            ).encode()
             for i in range(load)
         ]
         rates = {}
@@ -220,12 +226,16 @@ def proxy_rows(requests: int, load: int) -> list[tuple[str, str, str, str]]:
             if name == "toolpair":
                 lost = load - ok
                 rss = p.rss_mib()
-        rows.append(("proxy: requests per second, 50 keep-alive clients at once",
-                     f"{load} requests of 20 messages, half broken",
-                     f"{rates['toolpair']:.0f}/s (bare {rates['bare']:.0f}/s, "
-                     f"{rates['toolpair'] / rates['bare']:.2f}x)", ""))
-        rows.append(("proxy: requests lost in that run", f"{load} requests",
-                     str(lost), "0"))
+        rows.append(
+            (
+                "proxy: requests per second, 50 keep-alive clients at once",
+                f"{load} requests of 20 messages, half broken",
+                f"{rates['toolpair']:.0f}/s (bare {rates['bare']:.0f}/s, "
+                f"{rates['toolpair'] / rates['bare']:.2f}x)",
+                "",
+            )
+        )
+        rows.append(("proxy: requests lost in that run", f"{load} requests", str(lost), "0"))
         rows.append(("proxy: resident memory after that run", "", f"{rss:.0f} MiB", ""))
     finally:
         judged.stop()

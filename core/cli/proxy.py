@@ -9,7 +9,6 @@ from pathlib import Path
 
 from toolpair.cli.reading import err
 
-
 MiB = 1024 * 1024
 
 
@@ -39,30 +38,75 @@ def _positive(text: str) -> float:
 def add_limit_arguments(px: argparse.ArgumentParser) -> None:
     """The limits and timeouts of ``toolpair proxy`` (defaults of `Settings`)."""
     g = px.add_argument_group("limits and timeouts")
-    g.add_argument("--max-body", type=_size, default=64 * MiB, metavar="SIZE",
-                   help="largest request body judged or forwarded, decoded or not "
-                   "(413 beyond, before reading it; default 64M)")
-    g.add_argument("--max-buffered", type=_size, default=512 * MiB, metavar="SIZE",
-                   help="bytes of request bodies held at once for judging (503 beyond; "
-                   "default 512M)")
-    g.add_argument("--max-connections", type=int, default=1000, metavar="N",
-                   help="concurrent connections and requests (503 beyond; default 1000)")
-    g.add_argument("--header-timeout", type=_positive, default=30.0, metavar="SECONDS",
-                   help="time to receive a request's head (default 30)")
-    g.add_argument("--body-timeout", type=_positive, default=60.0, metavar="SECONDS",
-                   help="time to wait for each part of a request body (408; default 60)")
-    g.add_argument("--keepalive-timeout", type=_positive, default=75.0, metavar="SECONDS",
-                   help="an idle client connection is closed after (default 75)")
-    g.add_argument("--connect-timeout", type=_positive, metavar="SECONDS",
-                   help="time to connect to the upstream (504; default: --timeout)")
-    g.add_argument("--read-timeout", type=_positive, metavar="SECONDS",
-                   help="time to wait for each read from the upstream (504 before the "
-                   "response starts; default: --timeout)")
-    g.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="worker processes sharing the port (default 1; one core serves "
-                   "thousands of requests a second)")
-    g.add_argument("--http2", action="store_true",
-                   help="speak HTTP/2 to an https upstream (needs the h2 package)")
+    g.add_argument(
+        "--max-body",
+        type=_size,
+        default=64 * MiB,
+        metavar="SIZE",
+        help="largest request body judged or forwarded, decoded or not "
+        "(413 beyond, before reading it; default 64M)",
+    )
+    g.add_argument(
+        "--max-buffered",
+        type=_size,
+        default=512 * MiB,
+        metavar="SIZE",
+        help="bytes of request bodies held at once for judging (503 beyond; default 512M)",
+    )
+    g.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="concurrent connections and requests (503 beyond; default 1000)",
+    )
+    g.add_argument(
+        "--header-timeout",
+        type=_positive,
+        default=30.0,
+        metavar="SECONDS",
+        help="time to receive a request's head (default 30)",
+    )
+    g.add_argument(
+        "--body-timeout",
+        type=_positive,
+        default=60.0,
+        metavar="SECONDS",
+        help="time to wait for each part of a request body (408; default 60)",
+    )
+    g.add_argument(
+        "--keepalive-timeout",
+        type=_positive,
+        default=75.0,
+        metavar="SECONDS",
+        help="an idle client connection is closed after (default 75)",
+    )
+    g.add_argument(
+        "--connect-timeout",
+        type=_positive,
+        metavar="SECONDS",
+        help="time to connect to the upstream (504; default: --timeout)",
+    )
+    g.add_argument(
+        "--read-timeout",
+        type=_positive,
+        metavar="SECONDS",
+        help="time to wait for each read from the upstream (504 before the "
+        "response starts; default: --timeout)",
+    )
+    g.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes sharing the port (default 1; one core serves "
+        "thousands of requests a second)",
+    )
+    g.add_argument(
+        "--http2",
+        action="store_true",
+        help="speak HTTP/2 to an https upstream (needs the h2 package)",
+    )
 
 
 def _install_line() -> str:

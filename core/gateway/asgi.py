@@ -82,7 +82,7 @@ class ToolpairMiddleware:
             raise ValueError(
                 f"TOOLPAIR_MODE must be one of {', '.join(wire.MODES)}, not {chosen!r}"
             )
-        self.mode: wire.Mode = chosen  # type: ignore[assignment]
+        self.mode: wire.Mode = chosen
         named = provider or os.environ.get("TOOLPAIR_PROVIDER") or None
         if named is not None:
             from toolpair.providers import PROVIDERS
@@ -93,9 +93,7 @@ class ToolpairMiddleware:
                 )
         self.provider = named
         self.max_body = int(max_body or _env_number("TOOLPAIR_MAX_BODY", MAX_BODY))
-        self.max_buffered = int(
-            max_buffered or _env_number("TOOLPAIR_MAX_BUFFERED", MAX_BUFFERED)
-        )
+        self.max_buffered = int(max_buffered or _env_number("TOOLPAIR_MAX_BUFFERED", MAX_BUFFERED))
         self.body_timeout = body_timeout or _env_number("TOOLPAIR_BODY_TIMEOUT", BODY_TIMEOUT)
         #: Bytes held right now by requests being read and judged.
         self.buffered = 0

@@ -40,8 +40,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 from toolpair.gateway import wire
-from toolpair.gateway.asgi import BODY_TIMEOUT, MAX_BODY, MAX_BUFFERED, Message, Receive
-from toolpair.gateway.asgi import Scope, Send, ToolpairMiddleware
+from toolpair.gateway.asgi import (
+    BODY_TIMEOUT,
+    MAX_BODY,
+    MAX_BUFFERED,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    ToolpairMiddleware,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -283,7 +291,7 @@ class Forwarder:
         framed = length is not None and "transfer-encoding" not in response.headers
         bodiless = scope["method"] == "HEAD" or response.status_code in (204, 304)
         if framed or (bodiless and length is not None):
-            headers.append((b"content-length", length.encode()))  # type: ignore[union-attr]
+            headers.append((b"content-length", length.encode()))
         elif not bodiless and scope.get("http_version") == "1.0":
             # An HTTP/1.0 client cannot read chunked: the body is sent whole, sized.
             data = bytearray()
@@ -293,8 +301,9 @@ class Forwarder:
                     await _error(send, 502, _format(scope), "the upstream response is too large")
                     return
             headers.append((b"content-length", str(len(data)).encode()))
-            await send({"type": "http.response.start", "status": response.status_code,
-                        "headers": headers})
+            await send(
+                {"type": "http.response.start", "status": response.status_code, "headers": headers}
+            )
             await send({"type": "http.response.body", "body": bytes(data)})
             return
         await send(
@@ -309,8 +318,9 @@ class Forwarder:
         except (httpx.HTTPError, OSError) as e:
             # The upstream cut the response: this connection ends without the final
             # chunk (or short of its length), so the client sees a broken response.
-            logger.warning("toolpair proxy: the upstream cut a response short (%s)",
-                           type(e).__name__)
+            logger.warning(
+                "toolpair proxy: the upstream cut a response short (%s)", type(e).__name__
+            )
             return
         await send({"type": "http.response.body", "body": b""})
 
@@ -446,7 +456,16 @@ def serve(settings: Settings, ready: Any = None) -> None:
     if ready is not None:
         ready.set()
     os.environ[_ENV] = json.dumps(asdict(settings))
-    server.run(settings, sock)
-
-
-
+    app: Any = (
+        "toolpair.gateway.proxy:app_from_environment"
+        if settings.workers > 1
+        else build_app(settings)
+    )
+    server.run(
+        app,
+        sock,
+        workers=settings.workers,
+        max_connections=settings.max_connections,
+        header_timeout=settings.header_timeout,
+        keepalive_timeout=settings.keepalive_timeout,
+    )

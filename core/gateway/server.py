@@ -9,15 +9,11 @@ and keeps an absolute-form request target visible to the app, which refuses it.
 from __future__ import annotations
 
 import asyncio
-import logging
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
-
-if TYPE_CHECKING:
-    from toolpair.gateway.proxy import Settings
 
 
 class Protocol(HttpToolsProtocol):
@@ -85,7 +81,11 @@ _LOGGING: dict[str, Any] = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(message)s"}},
     "handlers": {
-        "stderr": {"class": "logging.StreamHandler", "formatter": "plain", "stream": "ext://sys.stderr"}
+        "stderr": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "stream": "ext://sys.stderr",
+        }
     },
     "loggers": {
         "uvicorn": {"handlers": ["stderr"], "level": "WARNING", "propagate": False},
@@ -97,32 +97,34 @@ _LOGGING: dict[str, Any] = {
 }
 
 
-def run(settings: Settings, sock: socket.socket) -> None:
-    """Serve on ``sock`` until interrupted, in ``settings.workers`` processes."""
-    from toolpair.gateway.proxy import build_app
-
-    app: Any = (
-        "toolpair.gateway.proxy:app_from_environment"
-        if settings.workers > 1
-        else build_app(settings)
-    )
+def run(
+    app: Any,
+    sock: socket.socket,
+    *,
+    workers: int,
+    max_connections: int,
+    header_timeout: float,
+    keepalive_timeout: float,
+) -> None:
+    """Serve ``app`` (with several ``workers``, the import string of its factory) on
+    ``sock`` until interrupted."""
     config = uvicorn.Config(
         app,
-        factory=settings.workers > 1,
+        factory=workers > 1,
         http=Protocol,
         loop="auto",
-        workers=settings.workers,
+        workers=workers,
         log_config=_LOGGING,
         access_log=False,
         proxy_headers=False,  # X-Forwarded-* from a client would be believed
         server_header=False,
-        limit_concurrency=settings.max_connections,
-        timeout_keep_alive=int(max(1, settings.keepalive_timeout)),
+        limit_concurrency=max_connections,
+        timeout_keep_alive=int(max(1, keepalive_timeout)),
         timeout_graceful_shutdown=5,
         lifespan="on",
     )
-    config.toolpair_header_timeout = settings.header_timeout  # type: ignore[attr-defined]
-    if settings.workers > 1:
+    config.toolpair_header_timeout = header_timeout  # type: ignore[attr-defined]
+    if workers > 1:
         from uvicorn.supervisors import Multiprocess
 
         try:
@@ -134,4 +136,3 @@ def run(settings: Settings, sock: socket.socket) -> None:
         supervisor.run()
     else:
         uvicorn.Server(config).run(sockets=[sock])
-    logging.getLogger("toolpair").debug("toolpair proxy: stopped")

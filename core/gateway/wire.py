@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toolpair import _api
+
 # Re-exported: the escaping every gateway log line goes through.
 from toolpair._api import printable as printable
 from toolpair._api import shown_ids as shown_ids
@@ -343,7 +344,9 @@ def judge_body(
         return Verdict("pass", write(rep.messages), format, rules, changed=True, fixes=rep.fixes)
     if not violations:
         return Verdict("pass", raw, format, rules)
-    log_violations(violations, "rejected" if mode == "reject" else "observed", where or format, rules)
+    log_violations(
+        violations, "rejected" if mode == "reject" else "observed", where or format, rules
+    )
     if mode == "observe":
         return Verdict("pass", raw, format, rules, violations=violations)
     envelope = encode(error_envelope(format, violations[0].message))

@@ -103,7 +103,8 @@ def test_a_chunked_body_replaced_is_sized_and_no_longer_chunked(served: Served) 
         served.port,
         b"POST /v1/messages HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n"
         b"Connection: close\r\n\r\n"
-        + b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (half, body[:half], len(body) - half, body[half:]),
+        + b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n"
+        % (half, body[:half], len(body) - half, body[half:]),
     )
     assert out.startswith(b"HTTP/1.1 200 ")
     last = served.seen()[-1]
@@ -120,12 +121,30 @@ def test_a_chunked_body_replaced_is_sized_and_no_longer_chunked(served: Served) 
         ("zstd", zstandard.ZstdCompressor().compress, zstandard.ZstdDecompressor().decompress),
     ],
 )
-def test_compressed_bodies_are_judged(served: Served, encoding: str, encode: Any, decode: Any) -> None:
-    broken = encode(json.dumps({"model": "m", "messages": [
-        {"role": "user", "content": "x"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "w", "arguments": "{}"}}]},
-    ]}).encode())
+def test_compressed_bodies_are_judged(
+    served: Served, encoding: str, encode: Any, decode: Any
+) -> None:
+    broken = encode(
+        json.dumps(
+            {
+                "model": "m",
+                "messages": [
+                    {"role": "user", "content": "x"},
+                    {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": "c1",
+                                "type": "function",
+                                "function": {"name": "w", "arguments": "{}"},
+                            }
+                        ],
+                    },
+                ],
+            }
+        ).encode()
+    )
     assert served.post("/v1/chat/completions", broken, **{"content-encoding": encoding})[0] == 200
     last = served.seen()[-1]
     assert last["headers"]["content-encoding"] == encoding

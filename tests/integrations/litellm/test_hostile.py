@@ -92,7 +92,9 @@ def test_hostile_ids_and_20000_calls_give_one_bounded_escaped_line(
     assert SECRET not in caplog.text
 
 
-def test_reject_logs_one_bounded_line(up: Upstream, callbacks: list[Any], caplog: pytest.LogCaptureFixture) -> None:
+def test_reject_logs_one_bounded_line(
+    up: Upstream, callbacks: list[Any], caplog: pytest.LogCaptureFixture
+) -> None:
     callbacks.append(ToolpairGuardrail(toolpair_mode="reject"))
     up.clear()
     with caplog.at_level(logging.WARNING, logger="toolpair"), pytest.raises(Exception) as e:

@@ -10,7 +10,6 @@ import base64
 import gzip
 import http.client
 import json
-import os
 import socket
 import statistics
 import subprocess
@@ -18,6 +17,7 @@ import sys
 import time
 import zlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -263,9 +263,8 @@ def test_connections_beyond_the_cap_get_503_and_idle_ones_cost_no_thread(
         time.sleep(0.3)
         out = exchange(p.port, b"GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
         assert out.startswith(b"HTTP/1.1 503 ")
-        threads = int(
-            open(f"/proc/{p.proc.pid}/status").read().split("Threads:")[1].split()[0]
-        )
+        status = Path(f"/proc/{p.proc.pid}/status").read_text()
+        threads = int(status.split("Threads:")[1].split()[0])
         assert threads < 10  # an event loop, not a thread per connection
         for s in idle:
             s.close()
@@ -337,9 +336,7 @@ def test_deep_nesting_never_crashes(raw_up: RawUpstream, up: Upstream) -> None:
             },
             BROKEN[2],
         ]
-        _anthropic(q.url).messages.create(
-            model="claude-sonnet-4-5", max_tokens=5, messages=history
-        )
+        _anthropic(q.url).messages.create(model="claude-sonnet-4-5", max_tokens=5, messages=history)
         [seen] = up.bodies()
         assert toolpair.validate(json.loads(seen.raw), "anthropic") == []
     finally:
@@ -347,9 +344,7 @@ def test_deep_nesting_never_crashes(raw_up: RawUpstream, up: Upstream) -> None:
     assert "Traceback" not in log
 
 
-def test_numbers_are_written_back_as_the_client_wrote_them(
-    up: Upstream, lax_strict: Proxy
-) -> None:
+def test_numbers_are_written_back_as_the_client_wrote_them(up: Upstream, lax_strict: Proxy) -> None:
     up.clear()
     raw = json.dumps({"model": "m", "max_tokens": 5, "messages": BROKEN}).replace(
         '"input": {}', '"input": {"big": 1e400, "exact": 1.10, "neg": -0, "e": 2E5}'
@@ -374,9 +369,7 @@ def _no_constants(name: str) -> Any:
 @pytest.mark.parametrize(
     "target", [b"/../tenant-b/v1/models", b"/%2e%2e/tenant-b/v1/models", b"/v1/%2E%2e/%2e./x"]
 )
-def test_the_upstream_path_never_leaves_the_base_path(
-    raw_up: RawUpstream, target: bytes
-) -> None:
+def test_the_upstream_path_never_leaves_the_base_path(raw_up: RawUpstream, target: bytes) -> None:
     p = Proxy(raw_up.url("tenant-a"))
     try:
         raw_up.clear()
@@ -434,9 +427,19 @@ def test_a_query_key_is_never_logged(up: Upstream, mode: str) -> None:
 
 def test_userinfo_in_the_upstream_is_refused_and_never_printed() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "toolpair", "proxy", "--upstream",
-         "http://admin:hunter2-secret@127.0.0.1:9/v1", "--port", "0"],
-        capture_output=True, text=True, timeout=30,
+        [
+            sys.executable,
+            "-m",
+            "toolpair",
+            "proxy",
+            "--upstream",
+            "http://admin:hunter2-secret@127.0.0.1:9/v1",
+            "--port",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
     )
     assert out.returncode == 2
     assert "hunter2-secret" not in out.stdout + out.stderr
@@ -513,9 +516,7 @@ DECODERS = {
 
 
 @pytest.mark.parametrize("encoding", ENCODERS)
-def test_encoded_bodies_are_judged_and_re_encoded(
-    raw_up: RawUpstream, encoding: str
-) -> None:
+def test_encoded_bodies_are_judged_and_re_encoded(raw_up: RawUpstream, encoding: str) -> None:
     p = Proxy(raw_up.url())
     try:
         broken = json.dumps({"model": "m", "max_tokens": 5, "messages": BROKEN}).encode()

@@ -5,11 +5,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
-import re
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
