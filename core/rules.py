@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from toolpair.providers import PROFILES, Profile, get_profile
+from toolpair.providers import PROFILES, Profile, get_profile, model_families
 from toolpair.providers import anthropic as a
 from toolpair.providers import bedrock as b
 from toolpair.providers import deepseek as d
@@ -98,6 +98,12 @@ class Rule:
     when: Callable[[Profile], bool] | None = None
     seen: tuple[Evidence, ...] = ()
     since: str = ""
+    #: How the rule itself (not its wording) is known, where that differs from
+    #: ``status``: a required field whose error text is inferred is still documented.
+    basis: Status | None = None
+    #: The model families the refusals behind an observed rule were seen for, where they
+    #: single some out; empty: seen across the API's models without a family distinction.
+    families: tuple[str, ...] = ()
 
     @property
     def provider(self) -> str:
@@ -111,6 +117,32 @@ class Rule:
     @property
     def against(self) -> tuple[Evidence, ...]:
         return tuple(e for e in self.seen if e.stance == "against")
+
+    @property
+    def grounds(self) -> Status:
+        """How the rule itself is known: ``basis`` where given, else ``status``."""
+        return self.basis or self.status
+
+
+def enforced(rule: Rule, families: tuple[str, ...]) -> bool:
+    """Do no harm (docs/rules.md, "Named models"): whether ``rule`` fires for a named
+    model placed in ``families`` (empty for an id that cannot be placed).
+
+    It fires when the API documents it for every model behind it, or a refusal shows it
+    for the model's family (an observed rule whose refusals single out no family holds
+    for every model of the API), and no recorded acceptance of that family stands
+    against the whole rule. A rule known only by inference, or only from other
+    families, does not fire; without a model the strict set keeps every rule."""
+    if any(
+        e.kind == "acceptance" and not e.part and e.family and e.family in families
+        for e in rule.against
+    ):
+        return False
+    if rule.grounds == "documented":
+        return True
+    if rule.grounds == "unverified":
+        return False
+    return not rule.families or any(f in families for f in rule.families)
 
 
 def _is(name: str) -> Callable[[Profile], bool]:
@@ -169,6 +201,7 @@ RULES: tuple[Rule, ...] = (
         a.A_NO_ID,
         "unverified",
         "schema error in the form of A6; no public copy of the exact text",
+        basis="documented",
     ),
     Rule(
         "anthropic.duplicate_tool_use_id",
@@ -247,6 +280,7 @@ RULES: tuple[Rule, ...] = (
                 part=True,
             ),
         ),
+        basis="observed",
     ),
     Rule(
         "anthropic.trailing_whitespace",
@@ -275,6 +309,7 @@ RULES: tuple[Rule, ...] = (
         a.T2,
         "unverified",
         "handle-tool-calls (toolset members echo toolset_name); no public copy of the 400",
+        basis="documented",
     ),
     Rule(
         "anthropic.thinking_not_first",
@@ -348,6 +383,7 @@ RULES: tuple[Rule, ...] = (
         "without a model, Claude 3, Llama, Mistral; Claude 4 refuses only media other than "
         "images and PDF; Nova never; Kimi unconfirmed, so not reported",
         lambda p: getattr(p, "result_turn", "results") != "any",
+        families=("claude-3", "claude-4", "llama", "mistral"),
     ),
     Rule(
         "bedrock.mixed_tool_use_turn",
@@ -355,7 +391,8 @@ RULES: tuple[Rule, ...] = (
         b.B3_USE,
         "observed",
         "strands-agents/harness-sdk#1223 (Llama); langchain-ai/langchain-aws#1118",
-        "without a model, Llama, Mistral (a turn with reasoning is exempt); not Claude, Nova, Kimi",
+        "without a model, Llama, Mistral (a turn with reasoning is exempt); not Claude, Nova, "
+        "Kimi, nor a model of another family named (Cohere)",
         _attr("calls_only"),
         seen=(
             Evidence(
@@ -364,6 +401,9 @@ RULES: tuple[Rule, ...] = (
                 *_KIMI_ON_BEDROCK,
             ),
         ),
+        # Seen refused for Llama and Mistral only: a model of another family (Cohere's
+        # Command R through Converse) is not held to it by name.
+        families=("llama", "mistral"),
     ),
     Rule(
         "bedrock.roles_not_alternating",
@@ -416,6 +456,7 @@ RULES: tuple[Rule, ...] = (
                 part=True,
             ),
         ),
+        basis="documented",
     ),
     Rule(
         "bedrock.invalid_tool_use_id",
@@ -444,6 +485,7 @@ RULES: tuple[Rule, ...] = (
         b.B_NO_ID,
         "unverified",
         "the AWS validation-error format (1-based member indices)",
+        basis="documented",
     ),
     Rule(
         "bedrock.duplicate_tool_use_id",
@@ -451,6 +493,7 @@ RULES: tuple[Rule, ...] = (
         b.B9,
         "unverified",
         "BerriAI/litellm#20049 (rejected; the text was never captured)",
+        basis="observed",
     ),
     Rule(
         "bedrock.thinking_not_first",
@@ -488,6 +531,7 @@ RULES: tuple[Rule, ...] = (
         o.O_NO_ID,
         "unverified",
         "Groq words it as a missing property (hackclub/ai#22); OpenAI's text inferred",
+        basis="documented",
     ),
     Rule(
         "openai.unknown_tool_call_id",
@@ -509,6 +553,18 @@ RULES: tuple[Rule, ...] = (
         o.O5,
         "observed",
         "Portkey-AI/gateway#1062; microsoft/autogen#6377",
+        seen=(
+            Evidence(
+                "thread",
+                "against",
+                "DeepSeek's own ids (`call_0_` and a UUID, 43 characters, in its chat "
+                "completions of 2025) exceed it: the limit is OpenAI's, DeepSeek does not "
+                "report it",
+                "deepseek",
+                "api.deepseek.com",
+                "2025",
+            ),
+        ),
     ),
     Rule(
         "openai.empty_id",
@@ -516,6 +572,7 @@ RULES: tuple[Rule, ...] = (
         o.O5_EMPTY,
         "unverified",
         "OpenAI's standard wording for an empty string field",
+        basis="documented",
     ),
     # --- OpenAI Responses -----------------------------------------------------------
     Rule(
@@ -539,6 +596,7 @@ RULES: tuple[Rule, ...] = (
         r.R_NO_ID,
         "unverified",
         "OpenAI's standard wording for a missing required parameter",
+        basis="documented",
     ),
     Rule(
         "openai-responses.reasoning_without_following",
@@ -608,6 +666,7 @@ RULES: tuple[Rule, ...] = (
         r.R6_EMPTY,
         "unverified",
         "OpenAI's standard wording for an empty string field",
+        basis="documented",
     ),
     Rule(
         "openai-responses.item_not_persisted",
@@ -787,6 +846,12 @@ RULES: tuple[Rule, ...] = (
         m.M4,
         "documented",
         "mistral-common _validate_message_order; avante-corp/avante.nvim#2562",
+        "without a model (mistral-common's validator, as local servers run it); not a "
+        "hosted model named",
+        # The refusal on record (mistral-inference#135) came from the local library's
+        # validator, not the hosted API: a hosted model is not held to it by name.
+        basis="observed",
+        families=("mistral-common",),
     ),
     Rule(
         "mistral.bad_last_role",
@@ -898,17 +963,19 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def rules_for(provider: str, model: str | None = None) -> list[Rule]:
+def rules_for(provider: str, model: str | None = None, *, every: bool = False) -> list[Rule]:
     """The rules ``provider`` (with ``model``) holds a history to, each once, in the
     order of `RULES`; a host reports a base API's rules under its own code where it
-    renames them. Portable: every member's."""
+    renames them. Portable: every member's. For a named model, only those the do-no-harm
+    policy lets fire (`enforced`); ``every=True`` gives the model's profile's rules
+    before that policy."""
     profile = get_profile(provider, model)
     if provider == "portable":
         from toolpair.providers.portable import MEMBERS
 
         seen: dict[tuple[str, str], Rule] = {}
         for member in MEMBERS:
-            for rule in rules_for(member.name, model if member.name == provider else None):
+            for rule in rules_for(member.name, None, every=every):
                 seen.setdefault((rule.code, rule.text), rule)
         return list(seen.values())
     # The profiles this one builds on, by name (a model family adds no name of its own).
@@ -923,6 +990,9 @@ def rules_for(provider: str, model: str | None = None) -> list[Rule]:
             if rule.code.startswith(old):
                 rule = replace(rule, code=new + rule.code[len(old) :])
         out.append(rule)
+    if model is not None and not every:
+        families = model_families(provider, model)
+        out = [r for r in out if enforced(r, families)]
     return out
 
 
@@ -1006,11 +1076,35 @@ def markdown() -> str:
         "(`owner/repo@commit path`). `toolpair rules PROVIDER --model MODEL` prints the rules",
         "for one model.",
         "",
-        "Evidence decides enforcement: for a named model, a rule that a recorded acceptance",
-        "contradicts, or that only a thread supports against one, is not enforced; what the",
-        "request alone cannot decide (what the server stored, a rule unconfirmed for that",
-        "family) is not reported either. Without a model the strict set stays, and repair",
+        "## Named models: do no harm",
+        "",
+        "Evidence decides enforcement, in one place (`toolpair.rules.enforced`, applied by the",
+        "engine to every `validate` and `repair` that names a model, on the wire and in every",
+        "integration). A rule fires for a named model only when",
+        "",
+        "1. the API **documents** it for every model behind it (`basis` documented: a required",
+        "   field, a documented pattern, even where the error's wording is inferred), or",
+        "2. a refusal **observed** it for that model's family: an observed rule whose refusals",
+        "   single out no family holds for every model of the API; one seen refused only for some",
+        "   families (`families`) holds only for those,",
+        "",
+        "and no recorded acceptance of that family stands against the whole rule. A rule known",
+        "only by inference (**unverified**), or only from other families (a local library's",
+        "validator, another vendor behind the same API), does not fire for a named model, and",
+        "repair does not change what only such a rule would flag: the layout it alone asks for",
+        "(text kept out of a tool-use turn, results alone in their turn, strict alternation, an",
+        "`fc_` item held to its reasoning, a bridge after results) is not produced either. A",
+        "model id that cannot be placed in a family is still a named model: only the rules every",
+        "model of the API is held to apply. Without a model the strict set stays, and repair",
         "changes a shape only where a refusal somewhere shows it.",
+        "",
+        "What the request alone cannot decide is not reported and not changed, even where a",
+        "change would be harmless: an OpenAI Responses `function_call` with its `fc_` id and no",
+        "reasoning item is refused only when the server stored reasoning for it, and recorded",
+        "200s of that shape stand in the corpus; dropping the item's `id` (keeping `call_id`)",
+        "would be harmless on every model, but repair does not touch a body the provider may",
+        "accept as it is. Without a model, where every model behind the API is assumed, repair",
+        "does drop it.",
         "",
         "Where one rule has two wordings, the current one is reported, at the index that",
         "wording names. A missing result on Anthropic: ``messages.{i}: `tool_use` ids were",
