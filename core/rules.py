@@ -555,14 +555,15 @@ RULES: tuple[Rule, ...] = (
         "Portkey-AI/gateway#1062; microsoft/autogen#6377",
         seen=(
             Evidence(
-                "thread",
+                "acceptance",
                 "against",
-                "DeepSeek's own ids (`call_0_` and a UUID, 43 characters, in its chat "
-                "completions of 2025) exceed it: the limit is OpenAI's, DeepSeek does not "
-                "report it",
+                "crmne/ruby_llm@08d50f03 spec/fixtures/vcr_cassettes/chat_function_calling_"
+                "deepseek_deepseek-chat_can_use_tools_in_multi-turn_conversations.yml (its own "
+                "`call_0_` ids, 43 characters, sent back; 12 recordings)",
                 "deepseek",
-                "api.deepseek.com",
-                "2025",
+                "deepseek",
+                "2025-08",
+                "deepseek-chat",
             ),
         ),
     ),
@@ -604,6 +605,22 @@ RULES: tuple[Rule, ...] = (
         r.R3,
         "observed",
         "mastra-ai/mastra#8738; openai/openai-agents-js#326 (an id-less message does not count)",
+        "a reasoning item with an id: one sent without (store off, its encrypted content "
+        "carried) is tied to nothing",
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "crmne/ruby_llm@fb5a49bf spec/fixtures/vcr_cassettes/chat_function_calling_"
+                "openai_gpt-5-nano_can_use_tools_in_multi-turn_conversations.yml (an id-less "
+                "reasoning item before an id-less assistant message, store false; 5 recordings)",
+                "gpt-5",
+                "openai",
+                "2026",
+                "gpt-5-nano",
+                part=True,
+            ),
+        ),
     ),
     Rule(
         "openai-responses.call_without_reasoning",
@@ -777,7 +794,22 @@ RULES: tuple[Rule, ...] = (
         v.V1,
         "observed",
         "Prism-Shadow/agenthub#189; envoyproxy/ai-gateway#2686 (Gemini 3.7 Flash on Vertex)",
-        "Vertex AI",
+        "Vertex AI without a model, and Gemini 3; not Gemini 2.5 (recorded 200s), nor another "
+        "family named",
+        families=("gemini-3",),
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "crmne/ruby_llm@fb5a49bf spec/fixtures/vcr_cassettes/chat_tool_attachments_"
+                "vertexai_gemini-2_5-flash_returns_text_and_attachments_from_tools.yml (a "
+                "functionResponse and text in one user turn; 3 recordings)",
+                "gemini-2.5",
+                "vertex",
+                "2026",
+                "gemini-2.5-flash",
+            ),
+        ),
     ),
     Rule(
         "vertex.unknown_id_field",
@@ -852,6 +884,19 @@ RULES: tuple[Rule, ...] = (
         # validator, not the hosted API: a hosted model is not held to it by name.
         basis="observed",
         families=("mistral-common",),
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "crmne/ruby_llm@fb5a49bf spec/fixtures/vcr_cassettes/chat_tool_attachments_"
+                "mistral_mistral-small-latest_returns_text_and_attachments_from_tools.yml (a "
+                "user message right after the tool message; 2 recordings)",
+                "mistral",
+                "mistral",
+                "2026",
+                "mistral-small-latest",
+            ),
+        ),
     ),
     Rule(
         "mistral.bad_last_role",
@@ -1020,13 +1065,18 @@ _MATRIX: tuple[tuple[str, str | None], ...] = (
     ("bedrock", "mistral.mistral-large-2407-v1:0"),
     ("bedrock", "mistral.ministral-3-8b-instruct-v1:0"),
     ("bedrock", "moonshot.kimi-k2-thinking"),
+    ("bedrock", "cohere.command-r-plus-v1:0"),
     ("openai-responses", None),
     ("openai-responses", "gpt-4.1"),
     ("openai-responses", "gpt-5"),
     ("gemini", None),
     ("gemini", "gemini-2.5-flash"),
     ("gemini", "gemini-3-pro-preview"),
+    ("vertex", "gemini-2.5-flash"),
     ("vertex", "gemini-3-flash"),
+    ("mistral", None),
+    ("mistral", "mistral-small-latest"),
+    ("deepseek", "deepseek-chat"),
     ("deepseek", "deepseek-reasoner"),
     ("deepseek", "deepseek-v4"),
     ("deepseek-responses", None),

@@ -30,6 +30,7 @@ TRAITS: dict[str, tuple[tuple[str, object], ...]] = {
     ),
     "bedrock.roles_not_alternating": (("strict_alternation", False),),
     "openai-responses.call_without_reasoning": (("fc_needs_reasoning", False),),
+    "vertex.mixed_response_turn": (("results_only", False), ("bridge_after_results", False)),
     "mistral.unexpected_role": (("bridge_after_results", False), ("system_after_user_only", False)),
 }
 

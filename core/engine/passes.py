@@ -639,6 +639,12 @@ def _reasoning(st: _State, out: list[Out]) -> list[Out]:
             res.append(out[i])
             i += 1
             continue
+        if out[i].blocks[0].item_id is None:
+            # Sent without an id (store off, its encrypted content carried), nothing ties
+            # it to a following item: it stays where it is (recorded 200s, ruby_llm).
+            res.append(out[i])
+            i += 1
+            continue
         rs = []
         while i < n and out[i].blocks and out[i].blocks[0].kind == "reasoning":
             rs.append(out[i])

@@ -153,7 +153,9 @@ class Responses(Profile):
             elif b.kind == "reasoning":
                 nxt = items[n + 1] if n + 1 < len(items) else None
                 rid = b.item_id or ""
-                if nxt is None or not _produced(nxt):
+                # The API ties a reasoning item to the item it produced by its id: one
+                # sent without an id (store off, encrypted content) is tied to nothing.
+                if b.item_id is not None and (nxt is None or not _produced(nxt)):
                     add(
                         Violation(
                             "openai-responses.reasoning_without_following",
