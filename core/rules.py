@@ -290,6 +290,57 @@ RULES: tuple[Rule, ...] = (
         "aliasrobotics/cai#182; tailcallhq/forgecode#1872",
     ),
     Rule(
+        "anthropic.tool_use_name_too_long",
+        "A12",
+        a.A12_NAME,
+        "observed",
+        "anthropics/claude-code#2673; openclaw/openclaw#13134 (2026-02); claude-code#94799",
+        "every model: a tool_use block's name (the tool definitions have their own limit)",
+    ),
+    Rule(
+        "anthropic.system_first",
+        "Y1",
+        a.Y1_FIRST,
+        "observed",
+        "anthropics/claude-code#64147 (2026-05); LeenHawk/gproxy#209 (2026-09, the whole text)",
+        "mid-conversation system messages (Opus 4.8 and later, also on Bedrock and Vertex), "
+        "on a wire body; not the directive-only form (content: [])",
+        since="2026-05 (mid-conversation system messages)",
+    ),
+    Rule(
+        "anthropic.system_not_before_assistant",
+        "Y2",
+        a.Y2_BEFORE,
+        "observed",
+        "anthropics/claude-code#73821 (2026-07); langchain4j/langchain4j#5603",
+        "a system message followed by anything but an assistant turn (so never two in a row), "
+        "on a wire body",
+        since="2026-05 (mid-conversation system messages)",
+    ),
+    Rule(
+        "anthropic.system_between_call_and_result",
+        "Y2",
+        a.Y2_BEFORE,
+        "observed",
+        "platform.claude.com mid-conversation-system-messages (never between a tool_use and "
+        "its tool_result); langchain4j/langchain4j#5603; anthropics/claude-code#73821 (the text)",
+        "a system message between an assistant turn's tool_use blocks and the turn with their "
+        "results, on a wire body; repair moves it after the results",
+        since="2026-05 (mid-conversation system messages)",
+    ),
+    Rule(
+        "anthropic.system_after_assistant",
+        "Y3",
+        a.Y3_AFTER,
+        "unverified",
+        "platform.claude.com mid-conversation-system-messages (after a user turn, or an "
+        "assistant turn ending in a server tool use); elgorro/aiquila#413",
+        "a system message after an assistant turn that does not end in a server tool use, on a "
+        "wire body",
+        basis="documented",
+        since="2026-05 (mid-conversation system messages)",
+    ),
+    Rule(
         "anthropic.server_tool_pending",
         "S1",
         a.S1,
@@ -582,6 +633,31 @@ RULES: tuple[Rule, ...] = (
         r.R1,
         "observed",
         "openai/openai-agents-python#673, #1061",
+        "every call item: function_call, custom_tool_call, and (openai-python 3.57 types) "
+        "Codex's local_shell_call, shell_call, apply_patch_call and PTC's program, each "
+        "answered by its own output type (the wording seen is the function call's)",
+    ),
+    Rule(
+        "openai-responses.orphan_program_call",
+        "R8",
+        r.R8_ORPHAN,
+        "unverified",
+        "openai-python 3.57 response_input_item_param (caller.caller_id names the program "
+        "item's call_id); OpenHands 4082, openai-agents 3833, vercel/ai 17767 (truncated "
+        "programs)",
+        "without previous_response_id: a call a program made (Programmatic Tool Calling, "
+        "2026-07) needs that program item in the input",
+        basis="observed",
+    ),
+    Rule(
+        "openai-responses.caller_not_echoed",
+        "R8",
+        r.R8_CALLER,
+        "unverified",
+        "openai-python 3.57 response_input_item_param (every output type carries the "
+        "caller of its call); OpenHands 4082, openai-agents 3833",
+        "an output of a call a program made",
+        basis="observed",
     ),
     Rule(
         "openai-responses.orphan_output",

@@ -363,7 +363,24 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
                 "the call had no result; an error result was added",
             )
     if codec.shape == "blocks":
-        return _answer_blocks(st, chosen, zone)
+        # A system turn between the calls and their results (Anthropic's mid-conversation
+        # system messages) is not the answering turn: the results come first, the system
+        # turn right after them, as it was, rather than its text in the result turn.
+        k = 0
+        while k < len(zone) and zone[k].role == "system":
+            k += 1
+        if not k or not chosen:
+            return _answer_blocks(st, chosen, zone)
+        moved = [Out("system", list(m.blocks), m) for m in zone[:k]]
+        for m in zone[:k]:
+            st.fix(
+                "system_moved",
+                m.index,
+                [b.id or b.name or "" for b, _ in chosen],
+                "a system turn between calls and their results moved after the results",
+            )
+        res = _answer_blocks(st, chosen, zone[k:])
+        return [*res[:1], *moved, *res[1:]]
     # chat and items: one message per result, right after the call(s).
     lead: list[int] = []
     for m in zone:
