@@ -390,6 +390,9 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
     if set(lead) == {id(b) for b, _ in chosen}:
         order = {k: n for n, k in enumerate(lead)}
         chosen.sort(key=lambda pair: order[id(pair[0])])
+    else:
+        # A program ends after the calls it made (PTC): its output goes after theirs.
+        chosen.sort(key=lambda pair: pair[0].sub == "program_output")
     lead_set = set(lead)
     out: list[Out] = []
     for b, orig in chosen:
