@@ -173,6 +173,18 @@ RULES: tuple[Rule, ...] = (
         a.A1,
         "documented",
         "platform.claude.com handle-tool-calls; anthropics/claude-code#5989, #1237",
+        seen=(
+            Evidence(
+                "thread",
+                "for",
+                "anthropics/claude-code#39316, #54638 (Claude Code 2.1 shows this 400 as `API "
+                "Error: 400 due to tool use concurrency issues. Run /rewind to recover the "
+                "conversation.`)",
+                "",
+                "anthropic",
+                "2026-03",
+            ),
+        ),
     ),
     Rule(
         "anthropic.results_not_first",
@@ -194,6 +206,17 @@ RULES: tuple[Rule, ...] = (
         a.A3,
         "observed",
         "anthropics/claude-code#13460, #12162, #18947",
+        seen=(
+            Evidence(
+                "thread",
+                "for",
+                "anthropics/claude-code#40305 (orphan tool_result blocks after compaction, which "
+                "Claude Code 2.1 shows as `tool use concurrency issues`)",
+                "",
+                "anthropic",
+                "2026-03",
+            ),
+        ),
     ),
     Rule(
         "anthropic.result_without_id",
@@ -483,6 +506,17 @@ RULES: tuple[Rule, ...] = (
         b.B7_ERROR,
         "observed",
         "aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15",
+    ),
+    Rule(
+        "bedrock.result_json_not_object",
+        "B11",
+        b.B11,
+        "unverified",
+        "sigoden/aichat#1550 (2026-09); API_runtime_ToolResultContentBlock (json: a JSON "
+        "document)",
+        "every model, on a wire body: repair sends the value as its JSON text",
+        basis="observed",
+        since="2026-09",
     ),
     Rule(
         "bedrock.blank_text",

@@ -307,8 +307,12 @@ def _bedrock(
                         return None
                     continue
                 answers += 1
-                if r.get("status") == "error" and content_is_empty(r.get("content")):
+                parts = r.get("content")
+                if r.get("status") == "error" and content_is_empty(parts):
                     return None
+                for p in parts or ():
+                    if "json" in p and type(p["json"]) is not dict:
+                        return None  # B11: a json block holds an object
                 got.add(r["toolUseId"])
             if answers != len(pending) or len(got) != answers or not got.issuperset(pending):
                 return None

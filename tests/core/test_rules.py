@@ -68,6 +68,10 @@ H1_TAIL = (
     "`thinking`. Please consult our documentation at "
     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 )
+JSON_LIST_RESULT = {"toolResult": {"toolUseId": "t1", "content": [{"json": [1, 2]}]}}
+JSON_OBJECT_RESULT = {"toolResult": {"toolUseId": "t1", "content": [{"json": {"items": [1, 2]}}]}}
+
+
 def SY(text: str) -> dict[str, Any]:
     """An Anthropic mid-conversation system message."""
     return {"role": "system", "content": text}
@@ -628,6 +632,18 @@ CASES = [
         ("call_1",),
         "An assistant message with 'tool_calls' must be followed by tool messages responding to "
         "each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1",
+    ),
+    Case(
+        "B11",
+        "bedrock",
+        [BU(b_txt("q")), BA(b_use("t1")), BU(JSON_LIST_RESULT)],
+        [BU(b_txt("q")), BA(b_use("t1")), BU(JSON_OBJECT_RESULT)],
+        "bedrock.result_json_not_object",
+        2,
+        ("t1",),
+        "1 validation error detected: Value at 'messages.3.member.content.1.member.toolResult."
+        "content.1.member.json' failed to satisfy constraint: Member must be a JSON object",
+        "messages.2.content.0.toolResult.content.0.json",
     ),
     # --- Anthropic mid-conversation system messages (2026) ----------------------------
     Case(

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from test_rules import (
     CALLER,
+    JSON_LIST_RESULT,
     LOCAL_SHELL,
     PATCH,
     PROGRAM,
@@ -19,7 +20,7 @@ from test_rules import (
     SHELL,
     SY,
 )
-from wire import RU, A, U, fc, fco, think, tr, tu
+from wire import BA, BU, RU, A, U, b_txt, b_use, fc, fco, think, tr, tu
 
 import toolpair
 
@@ -164,3 +165,11 @@ def test_an_id_less_reasoning_item_is_tied_to_nothing() -> None:
     assert toolpair.validate(h, "openai-responses", store=False) == []
     out = toolpair.repair([*h, fc("call_2")], "openai-responses", store=False)
     assert out.messages[3] is reasoning and out.messages[4] is said
+
+
+def test_a_bedrock_json_result_that_is_no_object_goes_as_its_text() -> None:
+    h = [BU(b_txt("q")), BA(b_use("t1")), BU(JSON_LIST_RESULT)]
+    out = repaired(h, "bedrock")
+    assert out.messages[:2] == h[:2] and out.messages[0] is h[0]
+    assert out.messages[2]["content"][0]["toolResult"]["content"] == [{"text": "[1, 2]"}]
+    assert [f.kind for f in out.fixes] == ["result_json_as_text"]
