@@ -512,8 +512,7 @@ RULES: tuple[Rule, ...] = (
         "B11",
         b.B11,
         "unverified",
-        "sigoden/aichat#1550 (2026-09); API_runtime_ToolResultContentBlock (json: a JSON "
-        "document)",
+        "sigoden/aichat#1550 (2026-09); API_runtime_ToolResultContentBlock (json: a JSON document)",
         "every model, on a wire body: repair sends the value as its JSON text",
         basis="observed",
         since="2026-09",

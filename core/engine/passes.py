@@ -379,8 +379,8 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
                 [b.id or b.name or "" for b, _ in chosen],
                 "a system turn between calls and their results moved after the results",
             )
-        res = _answer_blocks(st, chosen, zone[k:])
-        return [*res[:1], *moved, *res[1:]]
+        answered = _answer_blocks(st, chosen, zone[k:])
+        return [*answered[:1], *moved, *answered[1:]]
     # chat and items: one message per result, right after the call(s).
     lead: list[int] = []
     for m in zone:

@@ -103,7 +103,9 @@ class ResponsesCodec:
                     raw,
                     id=rid,
                     missing_id=rid is None,
-                    empty=content_is_empty(item.get("result" if t == "program_output" else "output")),
+                    empty=content_is_empty(
+                        item.get("result" if t == "program_output" else "output")
+                    ),
                     item_id=None if key == "id" else item_id,
                     sub=t,
                 )

@@ -117,7 +117,11 @@ class Bedrock(Profile):
             for b in m["content"]:
                 inner = b.get("toolResult") if isinstance(b, dict) else None
                 parts = inner.get("content") if isinstance(inner, dict) else None
-                if not isinstance(parts, list) or not any(_bad_json(p) for p in parts):
+                if (
+                    not isinstance(inner, dict)
+                    or not isinstance(parts, list)
+                    or not any(_bad_json(p) for p in parts)
+                ):
                     content.append(b)
                     continue
                 fixed = [{"text": json.dumps(p["json"])} if _bad_json(p) else p for p in parts]
@@ -127,7 +131,12 @@ class Bedrock(Profile):
                 out = list(natives)
             out[at] = {**m, "content": content}
             fixes.append(
-                Fix("result_json_as_text", at, tuple(ids), "a json block that is no object sent as its text")
+                Fix(
+                    "result_json_as_text",
+                    at,
+                    tuple(ids),
+                    "a json block that is no object sent as its text",
+                )
             )
         return out, fixes
 
@@ -227,18 +236,17 @@ class Bedrock(Profile):
                     inner = b.native.get("toolResult")
                     parts = inner.get("content") if isinstance(inner, dict) else None
                     for n, part in enumerate(parts if isinstance(parts, list) else ()):
-                        if isinstance(part, dict) and "json" in part:
-                            if not isinstance(part["json"], dict):
-                                add(
-                                    Violation(
-                                        "bedrock.result_json_not_object",
-                                        B11.format(i=it.msg + 1, j=it.pos + 1, k=n + 1),
-                                        it.msg,
-                                        (pid(b),),
-                                        f"messages.{it.msg}.content.{it.pos}.toolResult"
-                                        f".content.{n}.json",
-                                    )
+                        if _bad_json(part):
+                            add(
+                                Violation(
+                                    "bedrock.result_json_not_object",
+                                    B11.format(i=it.msg + 1, j=it.pos + 1, k=n + 1),
+                                    it.msg,
+                                    (pid(b),),
+                                    f"messages.{it.msg}.content.{it.pos}.toolResult"
+                                    f".content.{n}.json",
                                 )
+                            )
                 if b.kind == "result" and b.is_error and b.empty:
                     add(
                         Violation(

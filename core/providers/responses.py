@@ -289,17 +289,16 @@ def _programs(items: Sequence[tuple[Item, str]], ctx: Context) -> list[Violation
                         f"input[{it.msg}].caller",
                     )
                 )
-        elif b.kind == "result" and b.id is not None and b.id in made:
-            if _caller(b) != made[b.id]:
-                out.append(
-                    Violation(
-                        "openai-responses.caller_not_echoed",
-                        R8_CALLER.format(i=it.msg, id=b.id, caller=made[b.id][1]),
-                        it.msg,
-                        (b.id, made[b.id][1]),
-                        f"input[{it.msg}].caller",
-                    )
+        elif b.kind == "result" and b.id is not None and b.id in made and _caller(b) != made[b.id]:
+            out.append(
+                Violation(
+                    "openai-responses.caller_not_echoed",
+                    R8_CALLER.format(i=it.msg, id=b.id, caller=made[b.id][1]),
+                    it.msg,
+                    (b.id, made[b.id][1]),
+                    f"input[{it.msg}].caller",
                 )
+            )
     return out
 
 

@@ -31,7 +31,8 @@ def repaired(history: Any, provider: str, **kw: Any) -> toolpair.Repaired:
     assert history == before  # never mutated
     assert toolpair.validate(out.messages, provider, **kw) == []
     again = toolpair.repair(out.messages, provider, **kw)
-    assert again.fixes == [] and all(a is b for a, b in zip(again.messages, out.messages))
+    assert again.fixes == []
+    assert all(a is b for a, b in zip(again.messages, out.messages, strict=True))
     return out
 
 
@@ -135,7 +136,7 @@ def test_an_output_gets_its_calls_caller_back() -> None:
     h = [RU("q"), PROGRAM, PTC_CALL, lost, PROGRAM_OUT]
     out = repaired(h, "openai-responses")
     assert out.messages[3] == {**lost, "caller": CALLER}
-    assert [m is x for m, x in zip(out.messages, h)] == [True, True, True, False, True]
+    assert [m is x for m, x in zip(out.messages, h, strict=True)] == [True, True, True, False, True]
     assert [f.kind for f in out.fixes] == ["caller_echoed"]
 
 

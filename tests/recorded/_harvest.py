@@ -77,7 +77,12 @@ SOURCES: list[tuple[str, str, list[str]]] = [
 # (repo, licence, commit, folders). Their cases are named ``at-<commit>__<slug>``.
 HISTORY: list[tuple[str, str, str, list[str]]] = [
     # 2025-08: DeepSeek's `call_0_` ids, Claude 3.5 on Bedrock, Gemini 2.0 Flash.
-    ("crmne/ruby_llm", "MIT", "08d50f0372c93f7e2019e0df324acf2528365462", ["spec/fixtures/vcr_cassettes"]),
+    (
+        "crmne/ruby_llm",
+        "MIT",
+        "08d50f0372c93f7e2019e0df324acf2528365462",
+        ["spec/fixtures/vcr_cassettes"],
+    ),
 ]
 
 TOOL_MARKERS = (
