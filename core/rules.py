@@ -11,7 +11,7 @@ an entry here, and ``docs/rules.md`` to what `markdown` makes of it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -1117,6 +1117,39 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+#: The layout a rule alone asks repair for, as the profile traits that produce it: code ->
+#: (trait, its value where the rule is withheld for a named model).
+LAYOUT: dict[str, tuple[tuple[str, object], ...]] = {
+    "bedrock.mixed_tool_use_turn": (("calls_only", False),),
+    "bedrock.mixed_result_turn": (
+        ("results_only", False),
+        ("result_turn", "any"),
+        ("bridge_after_results", False),
+    ),
+    "bedrock.roles_not_alternating": (("strict_alternation", False),),
+    "openai-responses.call_without_reasoning": (("fc_needs_reasoning", False),),
+    "vertex.mixed_response_turn": (("results_only", False), ("bridge_after_results", False)),
+    "mistral.unexpected_role": (("bridge_after_results", False), ("system_after_user_only", False)),
+}
+
+
+def withheld(provider: str, model: str) -> list[Rule]:
+    """The rules ``model``'s profile checks that the do-no-harm policy withholds from it."""
+    fired = {(r.code, r.text) for r in rules_for(provider, model)}
+    return [r for r in rules_for(provider, model, every=True) if (r.code, r.text) not in fired]
+
+
+def relaxed(provider: str, model: str) -> dict[str, object]:
+    """The layout traits ``model``'s profile lets go: those that only withheld rules ask
+    for (a trait a fired rule of the same code still needs stays)."""
+    fired = {r.code for r in rules_for(provider, model)}
+    out: dict[str, object] = {}
+    for r in withheld(provider, model):
+        if r.code not in fired:
+            out.update(LAYOUT.get(r.code, ()))
+    return out
+
+
 def rules_for(provider: str, model: str | None = None, *, every: bool = False) -> list[Rule]:
     """The rules ``provider`` (with ``model``) holds a history to, each once, in the
     order of `RULES`; a host reports a base API's rules under its own code where it
@@ -1192,8 +1225,11 @@ _MATRIX: tuple[tuple[str, str | None], ...] = (
 )
 
 
-def traits(p: Profile) -> str:
-    """What a profile asks of a history beyond pairing, in a few words."""
+def traits(p: Profile, relax: Mapping[str, object] | None = None) -> str:
+    """What a profile asks of a history beyond pairing, in a few words; ``relax`` holds
+    the traits a named model's profile lets go (`relaxed`)."""
+    if relax:
+        p = _Relaxed(p, relax)  # type: ignore[assignment]
     out = []
     if p.name in ("bedrock", "vertex", "portable"):
         out.append("results alone in their turn" if p.results_only else "text beside results")
@@ -1218,6 +1254,16 @@ def traits(p: Profile) -> str:
     return ", ".join(out) or "-"
 
 
+class _Relaxed:
+    """A profile's traits as a named model's profile has them."""
+
+    def __init__(self, p: Profile, relax: Mapping[str, object]) -> None:
+        self._p, self._relax = p, relax
+
+    def __getattr__(self, name: str) -> object:
+        return self._relax[name] if name in self._relax else getattr(self._p, name)
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -1230,7 +1276,9 @@ def markdown() -> str:
         "Generated from `toolpair.rules` (`toolpair rules --markdown`); a test keeps this page",
         "and the code in step. Status: **documented** by the provider, **observed** in a real",
         "error (the public report is named), or **unverified** (the rule is known, the exact",
-        "wording is inferred). Sources are GitHub `owner/repo#number` references unless named",
+        "wording is inferred); where the rule itself is known better or worse than its wording,",
+        "the status says so (`the rule: ...`), and where refusals were seen only for some model",
+        "families, it names them (`refused for ...`). Sources are GitHub `owner/repo#number` references unless named",
         "otherwise; a recorded 200 or 400 is a live exchange kept in a public test suite",
         "(`owner/repo@commit path`). `toolpair rules PROVIDER --model MODEL` prints the rules",
         "for one model.",
@@ -1299,7 +1347,8 @@ def markdown() -> str:
             notes = ["the strict set"]
         lines.append(
             f"| `{provider}` | {f'`{model}`' if model else '(none)'} | "
-            f"{traits(get_profile(provider, model))} | {'; '.join(notes) or 'the same rules'} |"
+            f"{traits(get_profile(provider, model), relaxed(provider, model) if model else None)}"
+            f" | {'; '.join(notes) or 'the same rules'} |"
         )
     for provider, title in _TITLES.items():
         lines += ["", f"## {title}", ""]
@@ -1312,11 +1361,27 @@ def markdown() -> str:
             if rule.since:
                 pro += f"; since: {rule.since}"
             con = "; ".join(str(e) for e in rule.against) or "-"
+            status = rule.status
+            if rule.grounds != rule.status:
+                status += f" (the rule: {rule.grounds})"
+            if rule.families:
+                status += f"; refused for {', '.join(rule.families)}"
             lines.append(
-                f"| {rule.ref} | `{rule.code}` | {rule.status} | {_cell(rule.applies)} | "
+                f"| {rule.ref} | `{rule.code}` | {status} | {_cell(rule.applies)} | "
                 f"{_cell(rule.text)} | {_cell(pro)} | {_cell(con)} |"
             )
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["RULES", "Evidence", "Rule", "markdown", "rules_for", "traits"]
+__all__ = [
+    "LAYOUT",
+    "RULES",
+    "Evidence",
+    "Rule",
+    "enforced",
+    "markdown",
+    "relaxed",
+    "rules_for",
+    "traits",
+    "withheld",
+]

@@ -18,21 +18,7 @@ from functools import lru_cache
 
 from toolpair._model import Message, Violation
 from toolpair.providers import Context, Profile, get_profile
-from toolpair.rules import Rule, rules_for
-
-#: The layout traits a rule alone asks of repair: code -> (trait, value when withheld).
-TRAITS: dict[str, tuple[tuple[str, object], ...]] = {
-    "bedrock.mixed_tool_use_turn": (("calls_only", False),),
-    "bedrock.mixed_result_turn": (
-        ("results_only", False),
-        ("result_turn", "any"),
-        ("bridge_after_results", False),
-    ),
-    "bedrock.roles_not_alternating": (("strict_alternation", False),),
-    "openai-responses.call_without_reasoning": (("fc_needs_reasoning", False),),
-    "vertex.mixed_response_turn": (("results_only", False), ("bridge_after_results", False)),
-    "mistral.unexpected_role": (("bridge_after_results", False), ("system_after_user_only", False)),
-}
+from toolpair.rules import Rule, relaxed, rules_for, withheld
 
 _PLACEHOLDER = re.compile(r"\\\{[^}]*\\\}")
 
@@ -71,21 +57,15 @@ def named(provider: str, model: str) -> Profile:
     base = get_profile(provider, model)
     if provider == "portable":
         return base
-    every = rules_for(provider, model, every=True)
-    fired = {(r.code, r.text) for r in rules_for(provider, model)}
-    withheld = [r for r in every if (r.code, r.text) not in fired]
-    if not withheld:
+    held = withheld(provider, model)
+    if not held:
         return base
+    every = rules_for(provider, model, every=True)
+    fired = {(r.code, r.text) for r in every} - {(r.code, r.text) for r in held}
     keep = _judge(every, fired)
     cls = type(base)
-    attrs: dict[str, object] = {"withheld": frozenset(r.code for r in withheld)}
-    for r in withheld:
-        # A trait is let go only where no fired rule of the same code still needs it.
-        if any(f[0] == r.code for f in fired):
-            continue
-        for name, value in TRAITS.get(r.code, ()):
-            if hasattr(cls, name):
-                attrs[name] = value
+    attrs: dict[str, object] = {"withheld": frozenset(r.code for r in held)}
+    attrs.update((k, v) for k, v in relaxed(provider, model).items() if hasattr(cls, k))
 
     def rules(self: Profile, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         return [v for v in cls.rules(self, messages, ctx) if keep(v)]
@@ -95,4 +75,4 @@ def named(provider: str, model: str) -> Profile:
     return type(f"Named{cls.__name__}", (cls,), attrs)()  # type: ignore[no-any-return]
 
 
-__all__ = ["TRAITS", "named"]
+__all__ = ["named"]
