@@ -1142,11 +1142,11 @@ def withheld(provider: str, model: str) -> list[Rule]:
 def relaxed(provider: str, model: str) -> dict[str, object]:
     """The layout traits ``model``'s profile lets go: those that only withheld rules ask
     for (a trait a fired rule of the same code still needs stays)."""
-    fired = {r.code for r in rules_for(provider, model)}
+    fired = {x.code for x in rules_for(provider, model)}
     out: dict[str, object] = {}
-    for r in withheld(provider, model):
-        if r.code not in fired:
-            out.update(LAYOUT.get(r.code, ()))
+    for rule in withheld(provider, model):
+        if rule.code not in fired:
+            out.update(LAYOUT.get(rule.code, ()))
     return out
 
 
@@ -1278,10 +1278,10 @@ def markdown() -> str:
         "error (the public report is named), or **unverified** (the rule is known, the exact",
         "wording is inferred); where the rule itself is known better or worse than its wording,",
         "the status says so (`the rule: ...`), and where refusals were seen only for some model",
-        "families, it names them (`refused for ...`). Sources are GitHub `owner/repo#number` references unless named",
-        "otherwise; a recorded 200 or 400 is a live exchange kept in a public test suite",
-        "(`owner/repo@commit path`). `toolpair rules PROVIDER --model MODEL` prints the rules",
-        "for one model.",
+        "families, it names them (`refused for ...`). Sources are GitHub `owner/repo#number`",
+        "references unless named otherwise; a recorded 200 or 400 is a live exchange kept in a",
+        "public test suite (`owner/repo@commit path`). `toolpair rules PROVIDER --model MODEL`",
+        "prints the rules for one model.",
         "",
         "## Named models: do no harm",
         "",
