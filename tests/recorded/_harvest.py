@@ -71,6 +71,7 @@ SOURCES: list[tuple[str, str, list[str]]] = [
         ["python/tests/e2e/input/cassettes", "python/tests/e2e/output/cassettes"],
     ),
     ("crmne/ruby_llm", "MIT", ["spec/fixtures/vcr_cassettes"]),
+    ("tmc/langchaingo", "MIT", ["llms", "agents", "chains"]),
 ]
 # Older versions of recordings a source has since re-recorded, where the older exchange
 # is evidence the newer is not (DeepSeek's ids before 2025-09, a model since retired):
@@ -353,7 +354,7 @@ def slug(path: str, folder: str, n: int) -> str:
     """The recording's path below its source folder (test names repeat across
     folders), and the interaction number."""
     rel = path[len(folder) :].lstrip("/") if path.startswith(folder) else path
-    rel = re.sub(r"\.(ya?ml|json)$", "", rel)
+    rel = re.sub(r"\.(ya?ml|json|httprr)$", "", rel)
     rel = re.sub(r"[^A-Za-z0-9_.-]+", "_", rel.replace("/", "__")).strip("_")
     return f"{rel}__{n}"
 
@@ -363,6 +364,9 @@ def cassette_interactions(
 ) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
     """VCR YAML cassettes (either layout), and JSON recordings of the same shape
     (opencode's: ``url`` for ``uri``, ``status`` a number, ``recordedAt``)."""
+    if path.endswith(".httprr"):
+        yield from _httprr(text)
+        return
     if path.endswith(".json"):
         data = json.loads(text)
         day = str((data.get("metadata") or {}).get("recordedAt", ""))[:10]
@@ -395,6 +399,44 @@ def cassette_interactions(
     # Python's vcrpy writes ``interactions``; Ruby's VCR ``http_interactions``.
     for n, it in enumerate(data.get("interactions") or data.get("http_interactions") or []):
         yield n, it.get("request") or {}, it.get("response") or {}
+
+
+def _httprr(text: str) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
+    """Go's httprr traces (``httprr trace v1``, then per exchange ``<n> <m>`` and the raw
+    HTTP request and response of n and m bytes), as VCR-shaped request and response."""
+    raw = text.encode("utf-8", "surrogateescape")
+    head, _, rest = raw.partition(b"\n")
+    if not head.startswith(b"httprr trace v1"):
+        return
+    n = 0
+    while rest:
+        sizes, _, rest = rest.partition(b"\n")
+        try:
+            a, b = (int(x) for x in sizes.split())
+        except ValueError:
+            return
+        req, resp, rest = rest[:a], rest[a : a + b], rest[a + b :]
+        line, _, tail = req.partition(b"\r\n" if b"\r\n" in req[:400] else b"\n")
+        method, uri = (line.decode("latin-1").split(" ") + ["", ""])[:2]
+        body = tail.split(b"\r\n\r\n", 1)[-1] if b"\r\n\r\n" in tail else tail.split(b"\n\n", 1)[-1]
+        status_line, _, rtail = resp.partition(b"\n")
+        parts = status_line.decode("latin-1").split(" ")
+        code = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+        rhead, _, rbody = rtail.replace(b"\r\n", b"\n").partition(b"\n\n")
+        headers = {}
+        for h in rhead.decode("latin-1").split("\n"):
+            k, _, v = h.partition(":")
+            headers[k.strip()] = v.strip()
+        yield (
+            n,
+            {"method": method, "uri": uri, "body": body.decode("utf-8", "replace")},
+            {
+                "status": {"code": code},
+                "headers": headers,
+                "body": rbody.decode("utf-8", "replace"),
+            },
+        )
+        n += 1
 
 
 def commit_dates(gitdir: Path, folders: list[str], ref: str = "HEAD") -> dict[str, str]:
@@ -432,7 +474,7 @@ def files(
     def read() -> Iterator[tuple[str, str]]:
         for folder in folders:
             for path in git(gitdir, "ls-tree", "-r", "--name-only", ref, folder).split("\n"):
-                if not path.endswith((".yaml", ".yml", ".json", ".yaml.gz")):
+                if not path.endswith((".yaml", ".yml", ".json", ".yaml.gz", ".httprr")):
                     continue
                 shown = subprocess.run(
                     ["git", f"--git-dir={gitdir}", "show", f"{ref}:{path}"], capture_output=True
