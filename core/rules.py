@@ -337,7 +337,9 @@ RULES: tuple[Rule, ...] = (
         "observed",
         "anthropics/claude-code#73821 (2026-07); langchain4j/langchain4j#5603",
         "a system message followed by anything but an assistant turn (so never two in a row), "
-        "on a wire body",
+        "on a wire body; also one carrying tool_addition or tool_removal blocks (beta "
+        "mid-conversation-tool-changes-2026-07-01: a tool_removal sits right before an "
+        "assistant turn or last)",
         since="2026-05 (mid-conversation system messages)",
     ),
     Rule(
@@ -1067,7 +1069,8 @@ RULES: tuple[Rule, ...] = (
         "D2",
         d.D2,
         "observed",
-        "Zoo-Code-Org/Zoo-Code#201 (V4)",
+        "Zoo-Code-Org/Zoo-Code#201 (V4); danny-avila/LibreChat#13366 (enforced gradually from "
+        "2026-05)",
         "deepseek-v4 in thinking mode, and deepseek-reasoner (served by V4), every "
         "assistant turn, on a wire body",
         _attr("reasoning_every_turn"),

@@ -88,6 +88,21 @@ def test_system_rules_read_only_the_wire_format() -> None:
     assert get_codec("anthropic").name == "anthropic"
 
 
+def test_a_tool_removal_turn_is_placed_as_every_system_turn() -> None:
+    # Beta mid-conversation-tool-changes-2026-07-01: the blocks ride in a system turn,
+    # pass through as they are, and the turn sits right before an assistant turn or last.
+    removal = {
+        "role": "system",
+        "content": [{"type": "tool_removal", "tool_names": ["weather"]}],
+    }
+    assert toolpair.validate([U("q"), removal, A("a")], "anthropic") == []
+    assert toolpair.validate([U("q"), A("a"), U("b"), removal], "anthropic") == []
+    (v,) = toolpair.validate([U("q"), removal, U("more"), A("a")], "anthropic")
+    assert v.code == "anthropic.system_not_before_assistant" and v.index == 1
+    out = repaired([U("q"), removal, U("more"), A("a")], "anthropic")
+    assert out.messages[2] is removal
+
+
 def test_a_tool_use_name_over_200_is_reported_not_renamed() -> None:
     h = [U("q"), A(tu("toolu_1", "n" * 201)), U(tr("toolu_1"))]
     out = toolpair.repair(h, "anthropic")
