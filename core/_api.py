@@ -21,6 +21,7 @@ from toolpair._model import (
 from toolpair.engine import chunked, passes, pause
 from toolpair.engine.coverage import NothingJudged, guard
 from toolpair.engine.fast import certainly_valid
+from toolpair.engine.named import named
 from toolpair.formats import LIST_KEYS, detect, get_codec, thinking_on
 from toolpair.providers import Context, Profile, get_profile
 
@@ -105,9 +106,10 @@ def parse(
         raise TypeError(f"unknown context keyword(s): {', '.join(sorted(unknown))}")
     if model is None and isinstance(history, Mapping):
         # A request body names its model: its family's rules are the exact ones.
-        named = history.get("model", history.get("modelId"))
-        model = named if isinstance(named, str) else None
-    profile = get_profile(provider, model)
+        given = history.get("model", history.get("modelId"))
+        model = given if isinstance(given, str) else None
+    # A named model is held only to the rules the evidence grants it (do no harm).
+    profile = get_profile(provider) if model is None else named(provider, model)
     if isinstance(format, str) and format in TRANSCRIPTS.names and TRANSCRIPTS.read:
         # An agent's session file: the wire messages its agent sends on resume.
         history, format = TRANSCRIPTS.read(format, history)

@@ -11,11 +11,11 @@ an entry here, and ``docs/rules.md`` to what `markdown` makes of it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from toolpair.providers import PROFILES, Profile, get_profile
+from toolpair.providers import PROFILES, Profile, get_profile, model_families
 from toolpair.providers import anthropic as a
 from toolpair.providers import bedrock as b
 from toolpair.providers import deepseek as d
@@ -98,6 +98,12 @@ class Rule:
     when: Callable[[Profile], bool] | None = None
     seen: tuple[Evidence, ...] = ()
     since: str = ""
+    #: How the rule itself (not its wording) is known, where that differs from
+    #: ``status``: a required field whose error text is inferred is still documented.
+    basis: Status | None = None
+    #: The model families the refusals behind an observed rule were seen for, where they
+    #: single some out; empty: seen across the API's models without a family distinction.
+    families: tuple[str, ...] = ()
 
     @property
     def provider(self) -> str:
@@ -111,6 +117,32 @@ class Rule:
     @property
     def against(self) -> tuple[Evidence, ...]:
         return tuple(e for e in self.seen if e.stance == "against")
+
+    @property
+    def grounds(self) -> Status:
+        """How the rule itself is known: ``basis`` where given, else ``status``."""
+        return self.basis or self.status
+
+
+def enforced(rule: Rule, families: tuple[str, ...]) -> bool:
+    """Do no harm (docs/rules.md, "Named models"): whether ``rule`` fires for a named
+    model placed in ``families`` (empty for an id that cannot be placed).
+
+    It fires when the API documents it for every model behind it, or a refusal shows it
+    for the model's family (an observed rule whose refusals single out no family holds
+    for every model of the API), and no recorded acceptance of that family stands
+    against the whole rule. A rule known only by inference, or only from other
+    families, does not fire; without a model the strict set keeps every rule."""
+    if any(
+        e.kind == "acceptance" and not e.part and e.family and e.family in families
+        for e in rule.against
+    ):
+        return False
+    if rule.grounds == "documented":
+        return True
+    if rule.grounds == "unverified":
+        return False
+    return not rule.families or any(f in families for f in rule.families)
 
 
 def _is(name: str) -> Callable[[Profile], bool]:
@@ -141,6 +173,18 @@ RULES: tuple[Rule, ...] = (
         a.A1,
         "documented",
         "platform.claude.com handle-tool-calls; anthropics/claude-code#5989, #1237",
+        seen=(
+            Evidence(
+                "thread",
+                "for",
+                "anthropics/claude-code#39316, #54638 (Claude Code 2.1 shows this 400 as `API "
+                "Error: 400 due to tool use concurrency issues. Run /rewind to recover the "
+                "conversation.`)",
+                "",
+                "anthropic",
+                "2026-03",
+            ),
+        ),
     ),
     Rule(
         "anthropic.results_not_first",
@@ -162,6 +206,17 @@ RULES: tuple[Rule, ...] = (
         a.A3,
         "observed",
         "anthropics/claude-code#13460, #12162, #18947",
+        seen=(
+            Evidence(
+                "thread",
+                "for",
+                "anthropics/claude-code#40305 (orphan tool_result blocks after compaction, which "
+                "Claude Code 2.1 shows as `tool use concurrency issues`)",
+                "",
+                "anthropic",
+                "2026-03",
+            ),
+        ),
     ),
     Rule(
         "anthropic.result_without_id",
@@ -169,6 +224,7 @@ RULES: tuple[Rule, ...] = (
         a.A_NO_ID,
         "unverified",
         "schema error in the form of A6; no public copy of the exact text",
+        basis="documented",
     ),
     Rule(
         "anthropic.duplicate_tool_use_id",
@@ -247,6 +303,7 @@ RULES: tuple[Rule, ...] = (
                 part=True,
             ),
         ),
+        basis="observed",
     ),
     Rule(
         "anthropic.trailing_whitespace",
@@ -254,6 +311,59 @@ RULES: tuple[Rule, ...] = (
         a.A10_TRAILING,
         "observed",
         "aliasrobotics/cai#182; tailcallhq/forgecode#1872",
+    ),
+    Rule(
+        "anthropic.tool_use_name_too_long",
+        "A12",
+        a.A12_NAME,
+        "observed",
+        "anthropics/claude-code#2673; openclaw/openclaw#13134 (2026-02); claude-code#94799",
+        "every model: a tool_use block's name (the tool definitions have their own limit)",
+    ),
+    Rule(
+        "anthropic.system_first",
+        "Y1",
+        a.Y1_FIRST,
+        "observed",
+        "anthropics/claude-code#64147 (2026-05); LeenHawk/gproxy#209 (2026-09, the whole text)",
+        "mid-conversation system messages (Opus 4.8 and later, also on Bedrock and Vertex), "
+        "on a wire body; not the directive-only form (content: [])",
+        since="2026-05 (mid-conversation system messages)",
+    ),
+    Rule(
+        "anthropic.system_not_before_assistant",
+        "Y2",
+        a.Y2_BEFORE,
+        "observed",
+        "anthropics/claude-code#73821 (2026-07); langchain4j/langchain4j#5603",
+        "a system message followed by anything but an assistant turn (so never two in a row), "
+        "on a wire body; also one carrying tool_addition or tool_removal blocks (beta "
+        "mid-conversation-tool-changes-2026-07-01: a tool_removal sits right before an "
+        "assistant turn or last)",
+        since="2026-05 (mid-conversation system messages)",
+    ),
+    Rule(
+        "anthropic.system_between_call_and_result",
+        "Y2",
+        a.Y2_BEFORE,
+        "observed",
+        "platform.claude.com mid-conversation-system-messages (never between a tool_use and "
+        "its tool_result); langchain4j/langchain4j#5603; anthropics/claude-code#73821 (the text)",
+        "a system message between an assistant turn's tool_use blocks and the turn with their "
+        "results, on a wire body; repair moves it after the results",
+        since="2026-05 (mid-conversation system messages)",
+    ),
+    Rule(
+        "anthropic.system_after_assistant",
+        "Y3",
+        a.Y3_AFTER,
+        "unverified",
+        "platform.claude.com mid-conversation-system-messages (after a user turn, or an "
+        "assistant turn ending in a server tool use); elgorro/aiquila#413",
+        "a system message after an assistant turn that does not end in a server tool use, on a "
+        "wire body",
+        basis="documented",
+        since="2026-05 (mid-conversation system messages)",
     ),
     Rule(
         "anthropic.server_tool_pending",
@@ -275,6 +385,7 @@ RULES: tuple[Rule, ...] = (
         a.T2,
         "unverified",
         "handle-tool-calls (toolset members echo toolset_name); no public copy of the 400",
+        basis="documented",
     ),
     Rule(
         "anthropic.thinking_not_first",
@@ -348,6 +459,7 @@ RULES: tuple[Rule, ...] = (
         "without a model, Claude 3, Llama, Mistral; Claude 4 refuses only media other than "
         "images and PDF; Nova never; Kimi unconfirmed, so not reported",
         lambda p: getattr(p, "result_turn", "results") != "any",
+        families=("claude-3", "claude-4", "llama", "mistral"),
     ),
     Rule(
         "bedrock.mixed_tool_use_turn",
@@ -355,7 +467,8 @@ RULES: tuple[Rule, ...] = (
         b.B3_USE,
         "observed",
         "strands-agents/harness-sdk#1223 (Llama); langchain-ai/langchain-aws#1118",
-        "without a model, Llama, Mistral (a turn with reasoning is exempt); not Claude, Nova, Kimi",
+        "without a model, Llama, Mistral (a turn with reasoning is exempt); not Claude, Nova, "
+        "Kimi, nor a model of another family named (Cohere)",
         _attr("calls_only"),
         seen=(
             Evidence(
@@ -364,6 +477,9 @@ RULES: tuple[Rule, ...] = (
                 *_KIMI_ON_BEDROCK,
             ),
         ),
+        # Seen refused for Llama and Mistral only: a model of another family (Cohere's
+        # Command R through Converse) is not held to it by name.
+        families=("llama", "mistral"),
     ),
     Rule(
         "bedrock.roles_not_alternating",
@@ -394,6 +510,16 @@ RULES: tuple[Rule, ...] = (
         "aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15",
     ),
     Rule(
+        "bedrock.result_json_not_object",
+        "B11",
+        b.B11,
+        "unverified",
+        "sigoden/aichat#1550 (2026-09); API_runtime_ToolResultContentBlock (json: a JSON document)",
+        "every model, on a wire body: repair sends the value as its JSON text",
+        basis="observed",
+        since="2026-09",
+    ),
+    Rule(
         "bedrock.blank_text",
         "B7",
         b.B7_BLANK,
@@ -416,6 +542,7 @@ RULES: tuple[Rule, ...] = (
                 part=True,
             ),
         ),
+        basis="documented",
     ),
     Rule(
         "bedrock.invalid_tool_use_id",
@@ -444,6 +571,7 @@ RULES: tuple[Rule, ...] = (
         b.B_NO_ID,
         "unverified",
         "the AWS validation-error format (1-based member indices)",
+        basis="documented",
     ),
     Rule(
         "bedrock.duplicate_tool_use_id",
@@ -451,6 +579,7 @@ RULES: tuple[Rule, ...] = (
         b.B9,
         "unverified",
         "BerriAI/litellm#20049 (rejected; the text was never captured)",
+        basis="observed",
     ),
     Rule(
         "bedrock.thinking_not_first",
@@ -488,6 +617,7 @@ RULES: tuple[Rule, ...] = (
         o.O_NO_ID,
         "unverified",
         "Groq words it as a missing property (hackclub/ai#22); OpenAI's text inferred",
+        basis="documented",
     ),
     Rule(
         "openai.unknown_tool_call_id",
@@ -509,6 +639,19 @@ RULES: tuple[Rule, ...] = (
         o.O5,
         "observed",
         "Portkey-AI/gateway#1062; microsoft/autogen#6377",
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "crmne/ruby_llm@08d50f03 spec/fixtures/vcr_cassettes/chat_function_calling_"
+                "deepseek_deepseek-chat_can_use_tools_in_multi-turn_conversations.yml (its own "
+                "`call_0_` ids, 43 characters, sent back; 12 recordings)",
+                "deepseek",
+                "deepseek",
+                "2025-08",
+                "deepseek-chat",
+            ),
+        ),
     ),
     Rule(
         "openai.empty_id",
@@ -516,6 +659,7 @@ RULES: tuple[Rule, ...] = (
         o.O5_EMPTY,
         "unverified",
         "OpenAI's standard wording for an empty string field",
+        basis="documented",
     ),
     # --- OpenAI Responses -----------------------------------------------------------
     Rule(
@@ -524,6 +668,31 @@ RULES: tuple[Rule, ...] = (
         r.R1,
         "observed",
         "openai/openai-agents-python#673, #1061",
+        "every call item: function_call, custom_tool_call, and (openai-python 3.57 types) "
+        "Codex's local_shell_call, shell_call, apply_patch_call and PTC's program, each "
+        "answered by its own output type (the wording seen is the function call's)",
+    ),
+    Rule(
+        "openai-responses.orphan_program_call",
+        "R8",
+        r.R8_ORPHAN,
+        "unverified",
+        "openai-python 3.57 response_input_item_param (caller.caller_id names the program "
+        "item's call_id); OpenHands 4082, openai-agents 3833, vercel/ai 17767 (truncated "
+        "programs)",
+        "without previous_response_id: a call a program made (Programmatic Tool Calling, "
+        "2026-07) needs that program item in the input",
+        basis="observed",
+    ),
+    Rule(
+        "openai-responses.caller_not_echoed",
+        "R8",
+        r.R8_CALLER,
+        "unverified",
+        "openai-python 3.57 response_input_item_param (every output type carries the "
+        "caller of its call); OpenHands 4082, openai-agents 3833",
+        "an output of a call a program made",
+        basis="observed",
     ),
     Rule(
         "openai-responses.orphan_output",
@@ -539,6 +708,7 @@ RULES: tuple[Rule, ...] = (
         r.R_NO_ID,
         "unverified",
         "OpenAI's standard wording for a missing required parameter",
+        basis="documented",
     ),
     Rule(
         "openai-responses.reasoning_without_following",
@@ -546,6 +716,22 @@ RULES: tuple[Rule, ...] = (
         r.R3,
         "observed",
         "mastra-ai/mastra#8738; openai/openai-agents-js#326 (an id-less message does not count)",
+        "a reasoning item with an id: one sent without (store off, its encrypted content "
+        "carried) is tied to nothing",
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "crmne/ruby_llm@fb5a49bf spec/fixtures/vcr_cassettes/chat_function_calling_"
+                "openai_gpt-5-nano_can_use_tools_in_multi-turn_conversations.yml (an id-less "
+                "reasoning item before an id-less assistant message, store false; 5 recordings)",
+                "gpt-5",
+                "openai",
+                "2026",
+                "gpt-5-nano",
+                part=True,
+            ),
+        ),
     ),
     Rule(
         "openai-responses.call_without_reasoning",
@@ -608,6 +794,7 @@ RULES: tuple[Rule, ...] = (
         r.R6_EMPTY,
         "unverified",
         "OpenAI's standard wording for an empty string field",
+        basis="documented",
     ),
     Rule(
         "openai-responses.item_not_persisted",
@@ -718,7 +905,22 @@ RULES: tuple[Rule, ...] = (
         v.V1,
         "observed",
         "Prism-Shadow/agenthub#189; envoyproxy/ai-gateway#2686 (Gemini 3.7 Flash on Vertex)",
-        "Vertex AI",
+        "Vertex AI without a model, and Gemini 3; not Gemini 2.5 (recorded 200s), nor another "
+        "family named",
+        families=("gemini-3",),
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "crmne/ruby_llm@fb5a49bf spec/fixtures/vcr_cassettes/chat_tool_attachments_"
+                "vertexai_gemini-2_5-flash_returns_text_and_attachments_from_tools.yml (a "
+                "functionResponse and text in one user turn; 3 recordings)",
+                "gemini-2.5",
+                "vertex",
+                "2026",
+                "gemini-2.5-flash",
+            ),
+        ),
     ),
     Rule(
         "vertex.unknown_id_field",
@@ -787,6 +989,25 @@ RULES: tuple[Rule, ...] = (
         m.M4,
         "documented",
         "mistral-common _validate_message_order; avante-corp/avante.nvim#2562",
+        "without a model (mistral-common's validator, as local servers run it); not a "
+        "hosted model named",
+        # The refusal on record (mistral-inference#135) came from the local library's
+        # validator, not the hosted API: a hosted model is not held to it by name.
+        basis="observed",
+        families=("mistral-common",),
+        seen=(
+            Evidence(
+                "acceptance",
+                "against",
+                "crmne/ruby_llm@fb5a49bf spec/fixtures/vcr_cassettes/chat_tool_attachments_"
+                "mistral_mistral-small-latest_returns_text_and_attachments_from_tools.yml (a "
+                "user message right after the tool message; 2 recordings)",
+                "mistral",
+                "mistral",
+                "2026",
+                "mistral-small-latest",
+            ),
+        ),
     ),
     Rule(
         "mistral.bad_last_role",
@@ -848,7 +1069,8 @@ RULES: tuple[Rule, ...] = (
         "D2",
         d.D2,
         "observed",
-        "Zoo-Code-Org/Zoo-Code#201 (V4)",
+        "Zoo-Code-Org/Zoo-Code#201 (V4); danny-avila/LibreChat#13366 (enforced gradually from "
+        "2026-05)",
         "deepseek-v4 in thinking mode, and deepseek-reasoner (served by V4), every "
         "assistant turn, on a wire body",
         _attr("reasoning_every_turn"),
@@ -898,17 +1120,52 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def rules_for(provider: str, model: str | None = None) -> list[Rule]:
+#: The layout a rule alone asks repair for, as the profile traits that produce it: code ->
+#: (trait, its value where the rule is withheld for a named model).
+LAYOUT: dict[str, tuple[tuple[str, object], ...]] = {
+    "bedrock.mixed_tool_use_turn": (("calls_only", False),),
+    "bedrock.mixed_result_turn": (
+        ("results_only", False),
+        ("result_turn", "any"),
+        ("bridge_after_results", False),
+    ),
+    "bedrock.roles_not_alternating": (("strict_alternation", False),),
+    "openai-responses.call_without_reasoning": (("fc_needs_reasoning", False),),
+    "vertex.mixed_response_turn": (("results_only", False), ("bridge_after_results", False)),
+    "mistral.unexpected_role": (("bridge_after_results", False), ("system_after_user_only", False)),
+}
+
+
+def withheld(provider: str, model: str) -> list[Rule]:
+    """The rules ``model``'s profile checks that the do-no-harm policy withholds from it."""
+    fired = {(r.code, r.text) for r in rules_for(provider, model)}
+    return [r for r in rules_for(provider, model, every=True) if (r.code, r.text) not in fired]
+
+
+def relaxed(provider: str, model: str) -> dict[str, object]:
+    """The layout traits ``model``'s profile lets go: those that only withheld rules ask
+    for (a trait a fired rule of the same code still needs stays)."""
+    fired = {x.code for x in rules_for(provider, model)}
+    out: dict[str, object] = {}
+    for rule in withheld(provider, model):
+        if rule.code not in fired:
+            out.update(LAYOUT.get(rule.code, ()))
+    return out
+
+
+def rules_for(provider: str, model: str | None = None, *, every: bool = False) -> list[Rule]:
     """The rules ``provider`` (with ``model``) holds a history to, each once, in the
     order of `RULES`; a host reports a base API's rules under its own code where it
-    renames them. Portable: every member's."""
+    renames them. Portable: every member's. For a named model, only those the do-no-harm
+    policy lets fire (`enforced`); ``every=True`` gives the model's profile's rules
+    before that policy."""
     profile = get_profile(provider, model)
     if provider == "portable":
         from toolpair.providers.portable import MEMBERS
 
         seen: dict[tuple[str, str], Rule] = {}
         for member in MEMBERS:
-            for rule in rules_for(member.name, model if member.name == provider else None):
+            for rule in rules_for(member.name, None, every=every):
                 seen.setdefault((rule.code, rule.text), rule)
         return list(seen.values())
     # The profiles this one builds on, by name (a model family adds no name of its own).
@@ -923,6 +1180,9 @@ def rules_for(provider: str, model: str | None = None) -> list[Rule]:
             if rule.code.startswith(old):
                 rule = replace(rule, code=new + rule.code[len(old) :])
         out.append(rule)
+    if model is not None and not every:
+        families = model_families(provider, model)
+        out = [r for r in out if enforced(r, families)]
     return out
 
 
@@ -950,21 +1210,29 @@ _MATRIX: tuple[tuple[str, str | None], ...] = (
     ("bedrock", "mistral.mistral-large-2407-v1:0"),
     ("bedrock", "mistral.ministral-3-8b-instruct-v1:0"),
     ("bedrock", "moonshot.kimi-k2-thinking"),
+    ("bedrock", "cohere.command-r-plus-v1:0"),
     ("openai-responses", None),
     ("openai-responses", "gpt-4.1"),
     ("openai-responses", "gpt-5"),
     ("gemini", None),
     ("gemini", "gemini-2.5-flash"),
     ("gemini", "gemini-3-pro-preview"),
+    ("vertex", "gemini-2.5-flash"),
     ("vertex", "gemini-3-flash"),
+    ("mistral", None),
+    ("mistral", "mistral-small-latest"),
+    ("deepseek", "deepseek-chat"),
     ("deepseek", "deepseek-reasoner"),
     ("deepseek", "deepseek-v4"),
     ("deepseek-responses", None),
 )
 
 
-def traits(p: Profile) -> str:
-    """What a profile asks of a history beyond pairing, in a few words."""
+def traits(p: Profile, relax: Mapping[str, object] | None = None) -> str:
+    """What a profile asks of a history beyond pairing, in a few words; ``relax`` holds
+    the traits a named model's profile lets go (`relaxed`)."""
+    if relax:
+        p = _Relaxed(p, relax)  # type: ignore[assignment]
     out = []
     if p.name in ("bedrock", "vertex", "portable"):
         out.append("results alone in their turn" if p.results_only else "text beside results")
@@ -989,6 +1257,16 @@ def traits(p: Profile) -> str:
     return ", ".join(out) or "-"
 
 
+class _Relaxed:
+    """A profile's traits as a named model's profile has them."""
+
+    def __init__(self, p: Profile, relax: Mapping[str, object]) -> None:
+        self._p, self._relax = p, relax
+
+    def __getattr__(self, name: str) -> object:
+        return self._relax[name] if name in self._relax else getattr(self._p, name)
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -1001,16 +1279,42 @@ def markdown() -> str:
         "Generated from `toolpair.rules` (`toolpair rules --markdown`); a test keeps this page",
         "and the code in step. Status: **documented** by the provider, **observed** in a real",
         "error (the public report is named), or **unverified** (the rule is known, the exact",
-        "wording is inferred). Sources are GitHub `owner/repo#number` references unless named",
-        "otherwise; a recorded 200 or 400 is a live exchange kept in a public test suite",
-        "(`owner/repo@commit path`). `toolpair rules PROVIDER --model MODEL` prints the rules",
-        "for one model.",
+        "wording is inferred); where the rule itself is known better or worse than its wording,",
+        "the status says so (`the rule: ...`), and where refusals were seen only for some model",
+        "families, it names them (`refused for ...`). Sources are GitHub `owner/repo#number`",
+        "references unless named otherwise; a recorded 200 or 400 is a live exchange kept in a",
+        "public test suite (`owner/repo@commit path`). `toolpair rules PROVIDER --model MODEL`",
+        "prints the rules for one model.",
         "",
-        "Evidence decides enforcement: for a named model, a rule that a recorded acceptance",
-        "contradicts, or that only a thread supports against one, is not enforced; what the",
-        "request alone cannot decide (what the server stored, a rule unconfirmed for that",
-        "family) is not reported either. Without a model the strict set stays, and repair",
+        "## Named models: do no harm",
+        "",
+        "Evidence decides enforcement, in one place (`toolpair.rules.enforced`, applied by the",
+        "engine to every `validate` and `repair` that names a model, on the wire and in every",
+        "integration). A rule fires for a named model only when",
+        "",
+        "1. the API **documents** it for every model behind it (`basis` documented: a required",
+        "   field, a documented pattern, even where the error's wording is inferred), or",
+        "2. a refusal **observed** it for that model's family: an observed rule whose refusals",
+        "   single out no family holds for every model of the API; one seen refused only for some",
+        "   families (`families`) holds only for those,",
+        "",
+        "and no recorded acceptance of that family stands against the whole rule. A rule known",
+        "only by inference (**unverified**), or only from other families (a local library's",
+        "validator, another vendor behind the same API), does not fire for a named model, and",
+        "repair does not change what only such a rule would flag: the layout it alone asks for",
+        "(text kept out of a tool-use turn, results alone in their turn, strict alternation, an",
+        "`fc_` item held to its reasoning, a bridge after results) is not produced either. A",
+        "model id that cannot be placed in a family is still a named model: only the rules every",
+        "model of the API is held to apply. Without a model the strict set stays, and repair",
         "changes a shape only where a refusal somewhere shows it.",
+        "",
+        "What the request alone cannot decide is not reported and not changed, even where a",
+        "change would be harmless: an OpenAI Responses `function_call` with its `fc_` id and no",
+        "reasoning item is refused only when the server stored reasoning for it, and recorded",
+        "200s of that shape stand in the corpus; dropping the item's `id` (keeping `call_id`)",
+        "would be harmless on every model, but repair does not touch a body the provider may",
+        "accept as it is. Without a model, where every model behind the API is assumed, repair",
+        "does drop it.",
         "",
         "Where one rule has two wordings, the current one is reported, at the index that",
         "wording names. A missing result on Anthropic: ``messages.{i}: `tool_use` ids were",
@@ -1046,7 +1350,8 @@ def markdown() -> str:
             notes = ["the strict set"]
         lines.append(
             f"| `{provider}` | {f'`{model}`' if model else '(none)'} | "
-            f"{traits(get_profile(provider, model))} | {'; '.join(notes) or 'the same rules'} |"
+            f"{traits(get_profile(provider, model), relaxed(provider, model) if model else None)}"
+            f" | {'; '.join(notes) or 'the same rules'} |"
         )
     for provider, title in _TITLES.items():
         lines += ["", f"## {title}", ""]
@@ -1059,11 +1364,27 @@ def markdown() -> str:
             if rule.since:
                 pro += f"; since: {rule.since}"
             con = "; ".join(str(e) for e in rule.against) or "-"
+            status = rule.status
+            if rule.grounds != rule.status:
+                status += f" (the rule: {rule.grounds})"
+            if rule.families:
+                status += f"; refused for {', '.join(rule.families)}"
             lines.append(
-                f"| {rule.ref} | `{rule.code}` | {rule.status} | {_cell(rule.applies)} | "
+                f"| {rule.ref} | `{rule.code}` | {status} | {_cell(rule.applies)} | "
                 f"{_cell(rule.text)} | {_cell(pro)} | {_cell(con)} |"
             )
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["RULES", "Evidence", "Rule", "markdown", "rules_for", "traits"]
+__all__ = [
+    "LAYOUT",
+    "RULES",
+    "Evidence",
+    "Rule",
+    "enforced",
+    "markdown",
+    "relaxed",
+    "rules_for",
+    "traits",
+    "withheld",
+]

@@ -22,7 +22,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     for provider in providers:
         profile = get_profile(provider, args.model)
         model = f", model {args.model}" if args.model else ""
-        print(f"{provider}{model}: {rules.traits(profile)}")
+        relax = rules.relaxed(provider, args.model) if args.model else None
+        print(f"{provider}{model}: {rules.traits(profile, relax)}")
         for r in rules.rules_for(provider, args.model):
             print(f"  {r.ref:<4} {r.code:<46} {r.status:<10} {r.text}")
             if r.applies != "every model":

@@ -42,7 +42,16 @@ def _chat_side(m: Any) -> str:
     return "a" if type(m) is dict and m.get("role") == "assistant" else "u"
 
 
-_USER_ITEMS = frozenset({"function_call_output", "custom_tool_call_output"})
+_USER_ITEMS = frozenset(
+    {
+        "function_call_output",
+        "custom_tool_call_output",
+        "local_shell_call_output",
+        "shell_call_output",
+        "apply_patch_call_output",
+        "program_output",
+    }
+)
 
 
 def _gemini_side(m: Any) -> str:

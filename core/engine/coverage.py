@@ -43,6 +43,9 @@ RESPONSES_KNOWN = frozenset(
         "item_reference",
         "compaction",
         "tool_search_call",
+        "program",
+        "program_output",
+        "additional_tools",
         "tool_search_output",
     }
 )

@@ -135,7 +135,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                 for b in content:
                     t = b["type"]
                     if t == "tool_use":
-                        if "toolset_name" in b:
+                        if "toolset_name" in b or len(b["name"]) > 200:
                             return None
                         add(b["id"])
                         calling = True
@@ -307,8 +307,12 @@ def _bedrock(
                         return None
                     continue
                 answers += 1
-                if r.get("status") == "error" and content_is_empty(r.get("content")):
+                parts = r.get("content")
+                if r.get("status") == "error" and content_is_empty(parts):
                     return None
+                for p in parts or ():
+                    if "json" in p and type(p["json"]) is not dict:
+                        return None  # B11: a json block holds an object
                 got.add(r["toolUseId"])
             if answers != len(pending) or len(got) != answers or not got.issuperset(pending):
                 return None
@@ -436,12 +440,14 @@ def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
             cid = item["call_id"]
             if cid in open_calls or type(cid) is not str or not cid or len(cid) > 64:
                 return None
+            if "caller" in item:
+                return None  # a program's call: its linkage is the full path's (R8)
             if iid is not None and not iid.startswith("fc"):
                 return None
             open_calls.add(cid)
         elif t == "function_call_output":
             cid = item["call_id"]
-            if cid not in open_calls:
+            if cid not in open_calls or "caller" in item:
                 return None
             open_calls.discard(cid)
         elif t not in (None, "message", "reasoning") or (

@@ -363,7 +363,24 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
                 "the call had no result; an error result was added",
             )
     if codec.shape == "blocks":
-        return _answer_blocks(st, chosen, zone)
+        # A system turn between the calls and their results (Anthropic's mid-conversation
+        # system messages) is not the answering turn: the results come first, the system
+        # turn right after them, as it was, rather than its text in the result turn.
+        k = 0
+        while k < len(zone) and zone[k].role == "system":
+            k += 1
+        if not k or not chosen:
+            return _answer_blocks(st, chosen, zone)
+        moved = [Out("system", list(m.blocks), m) for m in zone[:k]]
+        for m in zone[:k]:
+            st.fix(
+                "system_moved",
+                m.index,
+                [b.id or b.name or "" for b, _ in chosen],
+                "a system turn between calls and their results moved after the results",
+            )
+        answered = _answer_blocks(st, chosen, zone[k:])
+        return [*answered[:1], *moved, *answered[1:]]
     # chat and items: one message per result, right after the call(s).
     lead: list[int] = []
     for m in zone:
@@ -373,6 +390,9 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
     if set(lead) == {id(b) for b, _ in chosen}:
         order = {k: n for n, k in enumerate(lead)}
         chosen.sort(key=lambda pair: order[id(pair[0])])
+    else:
+        # A program ends after the calls it made (PTC): its output goes after theirs.
+        chosen.sort(key=lambda pair: pair[0].sub == "program_output")
     lead_set = set(lead)
     out: list[Out] = []
     for b, orig in chosen:
@@ -636,6 +656,12 @@ def _reasoning(st: _State, out: list[Out]) -> list[Out]:
     n = len(out)
     while i < n:
         if not (out[i].blocks and out[i].blocks[0].kind == "reasoning"):
+            res.append(out[i])
+            i += 1
+            continue
+        if out[i].blocks[0].item_id is None:
+            # Sent without an id (store off, its encrypted content carried), nothing ties
+            # it to a following item: it stays where it is (recorded 200s, ruby_llm).
             res.append(out[i])
             i += 1
             continue

@@ -19,12 +19,23 @@ from toolpair.formats._common import (
     stringify,
 )
 
-#: Client-executed call item types and the output type that answers each.
+#: Client-executed call item types and the output type that answers each (openai-python
+#: 3.57 ``response_input_item_param``): Codex's own tools and Programmatic Tool Calling's
+#: ``program`` pair by ``call_id`` as function calls do.
 CALL_TYPES = {
     "function_call": "function_call_output",
     "custom_tool_call": "custom_tool_call_output",
+    "local_shell_call": "local_shell_call_output",
+    "shell_call": "shell_call_output",
+    "apply_patch_call": "apply_patch_call_output",
+    "program": "program_output",
 }
 OUTPUT_TYPES = {v: k for k, v in CALL_TYPES.items()}
+#: The key an output names its call by: ``local_shell_call_output`` carries the call's
+#: ``call_id`` as its ``id``.
+_OUTPUT_KEY = {"local_shell_call_output": "id"}
+#: Developer-role items that are not messages (new tools announced mid-conversation).
+_DEVELOPER_ITEMS = frozenset({"additional_tools"})
 _MESSAGE_ROLES: dict[str, Role] = {
     "system": "system",
     "developer": "system",
@@ -85,14 +96,17 @@ class ResponsesCodec:
                 )
                 out.append(Message("assistant", [block], raw, i))
             elif t in OUTPUT_TYPES:
-                rid = optional_id(item.get("call_id"), i, f"{t}.call_id")
+                key = _OUTPUT_KEY.get(t, "call_id")
+                rid = optional_id(item.get(key), i, f"{t}.{key}")
                 block = Block(
                     "result",
                     raw,
                     id=rid,
                     missing_id=rid is None,
-                    empty=content_is_empty(item.get("output")),
-                    item_id=item_id,
+                    empty=content_is_empty(
+                        item.get("result" if t == "program_output" else "output")
+                    ),
+                    item_id=None if key == "id" else item_id,
                     sub=t,
                 )
                 out.append(Message("tool", [block], raw, i))
@@ -105,6 +119,10 @@ class ResponsesCodec:
                 text = _text_of(item.get("content"))
                 block = Block("text", raw, text=text, item_id=item_id)
                 out.append(Message(_MESSAGE_ROLES[role], [block], raw, i))
+            elif t in _DEVELOPER_ITEMS:
+                # Passed through where it stands; it pairs with nothing and, being the
+                # developer's, is no item a reasoning item produced.
+                out.append(Message("system", [Block("other", raw, item_id=item_id, sub=t)], raw, i))
             elif t is None:
                 raise InvalidHistory("input item has neither a type nor a role", i)
             else:
@@ -122,7 +140,21 @@ class ResponsesCodec:
 
     def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
         out_type = CALL_TYPES.get(call.sub or "function_call", "function_call_output")
-        native = {"type": out_type, "call_id": call.id, "output": text}
+        native: dict[str, Any] = {"type": out_type, _OUTPUT_KEY.get(out_type, "call_id"): call.id}
+        if out_type == "shell_call_output":
+            outcome = {"type": "exit", "exit_code": 1 if is_error else 0}
+            native["output"] = [{"stdout": "", "stderr": text, "outcome": outcome}]
+        elif out_type == "apply_patch_call_output":
+            native["status"] = "failed" if is_error else "completed"
+            native["output"] = text
+        elif out_type == "program_output":
+            native["result"] = text
+            native["status"] = "incomplete"
+        else:
+            native["output"] = text
+        caller = call.native.get("caller") if isinstance(call.native, dict) else None
+        if caller is not None:
+            native["caller"] = caller  # an output echoes its call's caller (PTC)
         return Block(
             "result",
             native,
@@ -138,7 +170,8 @@ class ResponsesCodec:
         return Block("text", native, text=text)
 
     def with_id(self, block: Block, new_id: str) -> Block:
-        return replace(block, native={**block.native, "call_id": new_id}, id=new_id)
+        key = _OUTPUT_KEY.get(block.sub or "", "call_id") if block.kind == "result" else "call_id"
+        return replace(block, native={**block.native, key: new_id}, id=new_id)
 
     def without_item_id(self, block: Block) -> Block:
         """The call without its ``fc_`` item id (R3: its reasoning item is gone)."""
@@ -155,11 +188,18 @@ class ResponsesCodec:
 
     def content_of(self, block: Block) -> Any:
         """A result's content as the format stores it."""
-        return block.native.get("output")
+        return block.native.get("result" if block.sub == "program_output" else "output")
 
     def with_content(self, block: Block, text: str) -> Block:
-        """A copy of an output item whose output is the plain text ``text``."""
-        return replace(block, native={**block.native, "output": text}, empty=not text.strip())
+        """A copy of an output item whose output is the plain text ``text`` (a shell
+        output's one chunk of stdout, a program output's result)."""
+        value: Any = text
+        key = "output"
+        if block.sub == "shell_call_output":
+            value = [{"stdout": text, "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]
+        elif block.sub == "program_output":
+            key = "result"
+        return replace(block, native={**block.native, key: value}, empty=not text.strip())
 
     def without_input(self, block: Block) -> Block:
         """A copy of a call item with empty arguments (the same block if already empty)."""

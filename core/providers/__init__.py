@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from toolpair.providers._base import Context, Profile
+from toolpair.providers._models import model_families
 from toolpair.providers.portable import MEMBERS, Portable
 
 #: Every provider and host profile (the members of portable), then portable itself.
@@ -23,4 +24,4 @@ def get_profile(provider: str, model: str | None = None) -> Profile:
     return profile.for_model(model)
 
 
-__all__ = ["PROFILES", "PROVIDERS", "Context", "Profile", "get_profile"]
+__all__ = ["PROFILES", "PROVIDERS", "Context", "Profile", "get_profile", "model_families"]

@@ -65,3 +65,50 @@ def gemini_family(model: str) -> str | None:
     if m.startswith("gemini-2.5"):
         return "gemini-2.5"
     return None
+
+
+_GPT = re.compile(r"(gpt-\d+|o\d+)")
+_GEMINI = re.compile(r"gemini-(\d+(?:\.\d+)?)")
+
+
+def model_families(provider: str, model: str) -> tuple[str, ...]:
+    """The families a named model belongs to, the vendor's first, as the evidence in
+    `toolpair.rules` names them (``("claude", "claude-4")``, ``("gemini", "gemini-2.5")``,
+    ``("cohere",)``); empty where not even the vendor can be told. Placing a model here
+    decides only which evidence speaks for it, never a profile."""
+    if provider == "portable":
+        return ()
+    low = model.strip().lower()
+    if provider == "bedrock":
+        found = bedrock_model(model)
+        if found is None or "." not in found:
+            return ()
+        vendor = found.lower().split(".", 1)[0]
+        family = bedrock_family(model)
+        vendor = {"anthropic": "claude", "amazon": "nova" if family == "nova" else "amazon"}.get(
+            vendor, "kimi" if vendor in ("moonshot", "moonshotai") else vendor
+        )
+        if family == "ministral":
+            return ("mistral", "ministral")
+        return tuple(dict.fromkeys(x for x in (vendor, family) if x))
+    name = low.rsplit("/", 1)[-1]
+    if provider == "anthropic":
+        m = _CLAUDE.match(name)
+        if m is None:
+            return ("claude",) if "claude" in name else ()
+        return ("claude", "claude-4" if int(m.group(1)) >= 4 else "claude-3")
+    if provider in ("gemini", "vertex"):
+        m = _GEMINI.match(name)
+        if m is None:
+            return ("gemini",) if name.startswith("gemini") else ()
+        major = m.group(1)
+        return ("gemini", f"gemini-{major if major in ('2.0', '2.5') else major.split('.')[0]}")
+    if provider in ("openai", "openai-responses"):
+        m = _GPT.match(name.removeprefix("openai."))
+        return ("openai", m.group(1)) if m else ()
+    if provider == "mistral":
+        return ("mistral",)
+    if provider in ("deepseek", "deepseek-responses"):
+        v4 = name.startswith(("deepseek-v4", "deepseek-reasoner"))
+        return ("deepseek", "deepseek-v4") if v4 else ("deepseek",)
+    return ()

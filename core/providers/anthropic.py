@@ -72,6 +72,19 @@ H2 = (
     "request."
 )
 H3 = "messages.{i}.content.{j}: Invalid `signature` in `thinking` block"
+A12_NAME = "messages.{i}.content.{j}.tool_use.name: String should have at most 200 characters"
+# Mid-conversation system messages (2026-05, Opus 4.8 and later; Bedrock and Vertex too).
+Y1_FIRST = (
+    "messages.0: use the top-level 'system' parameter for the initial system prompt; the "
+    "directive-only form (content: [] with output_config) is accepted at any position"
+)
+Y2_BEFORE = "messages.{i}: role 'system' must precede an 'assistant' message or end the array"
+# UNVERIFIED wording; the placement is documented (mid-conversation-system-messages):
+# after a user turn, or after an assistant turn that ends in a server tool use.
+Y3_AFTER = (
+    "messages.{i}: role 'system' must follow a 'user' message or an 'assistant' message "
+    "ending in a server tool use"
+)
 
 _NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _SERVER_ID = re.compile(r"srvtoolu_[a-zA-Z0-9_]+")
@@ -195,7 +208,7 @@ class Anthropic(Profile):
     ) -> tuple[list[Any], list[Fix]]:
         # A server tool left pending (S1): its error result goes right after the call in
         # the same assistant turn, where the API itself puts the result it returns.
-        out, fixes = natives, []
+        out, fixes = _move_systems(natives, left) if fmt == "anthropic" else (natives, [])
         for v in left:
             if v.code != "anthropic.server_tool_pending" or fmt != "anthropic" or not v.ids:
                 continue
@@ -296,6 +309,24 @@ class Anthropic(Profile):
                     break
         if ctx.tools is not None:
             out.extend(self._tools(ctx.tools))
+        for m in messages:
+            if m.role != "assistant":
+                continue
+            for j, b in enumerate(m.blocks):
+                if b.kind == "call" and b.name is not None and len(b.name) > 200:
+                    add(
+                        Violation(
+                            "anthropic.tool_use_name_too_long",
+                            A12_NAME.format(i=m.index, j=j),
+                            m.index,
+                            (pid(b),),
+                            f"messages.{m.index}.content.{j}.tool_use.name",
+                        )
+                    )
+        if ctx.format == "anthropic":
+            # A framework's system messages go to the top-level system prompt; only the
+            # wire format sends them inside ``messages``.
+            _system_turns(messages, add)
         return out
 
     def _assistant(
@@ -529,6 +560,84 @@ class Anthropic(Profile):
                 out.append(Violation("anthropic.duplicate_tool_name", A8_UNIQUE, 0, (), "tools"))
             names.add(name)
         return out
+
+
+#: System turns repair moves forward, past the user turns after them, to stand before
+#: the next assistant turn (or last): out from between a call and its results rather
+#: than answering the call behind them.
+_MOVABLE = frozenset(
+    {
+        "anthropic.system_between_call_and_result",
+        "anthropic.system_not_before_assistant",
+        "anthropic.system_first",
+    }
+)
+
+
+def _move_systems(natives: list[Any], left: Sequence[Violation]) -> tuple[list[Any], list[Fix]]:
+    out, fixes = natives, []
+    # From the last one back, so each move leaves the earlier indices where they were.
+    for v in sorted((v for v in left if v.code in _MOVABLE), key=lambda v: -v.index):
+        i = v.index
+        if not 0 <= i < len(out) or not isinstance(out[i], dict) or out[i].get("role") != "system":
+            continue
+        j = i + 1
+        while j < len(out) and isinstance(out[j], dict) and out[j].get("role") == "user":
+            j += 1
+        if j == i + 1:
+            continue  # nothing to move past: another system turn, or an assistant turn
+        out = [*out[:i], *out[i + 1 : j], out[i], *out[j:]]
+        fixes.append(
+            Fix(
+                "system_moved",
+                i,
+                v.ids,
+                "a system turn moved past the user turns after it"
+                + (", out from between the calls and their results" if v.ids else ""),
+            )
+        )
+    return out, fixes
+
+
+def _system_turns(messages: Sequence[Message], add: Callable[[Violation], None]) -> None:
+    """Where a mid-conversation system message may stand (Y1-Y3): not first, after a
+    user turn (or an assistant turn ending in a server tool use), and last or before an
+    assistant turn; so never two in a row, and never between a tool_use and its result.
+    The directive-only form (``content: []``) may stand anywhere."""
+    n = len(messages)
+    for k, m in enumerate(messages):
+        if m.role != "system" or (isinstance(m.native, dict) and m.native.get("content") == []):
+            continue
+        i = m.index
+        where = f"messages.{i}.role"
+        if k == 0:
+            add(Violation("anthropic.system_first", Y1_FIRST, i, (), where))
+            continue
+        prev = messages[k - 1]
+        nxt = messages[k + 1] if k + 1 < n else None
+        calls = [b for b in prev.blocks if b.kind == "call"] if prev.role == "assistant" else []
+        answered = {b.id for b in nxt.blocks if b.kind == "result"} if nxt is not None else set()
+        split = tuple(pid(b) for b in calls if b.id in answered)
+        if split:
+            # Its results come after it: the system turn splits the pair.
+            add(
+                Violation(
+                    "anthropic.system_between_call_and_result",
+                    Y2_BEFORE.format(i=i),
+                    i,
+                    split,
+                    where,
+                )
+            )
+            continue
+        if prev.role == "assistant" and not (prev.blocks and prev.blocks[-1].kind == "server_call"):
+            add(Violation("anthropic.system_after_assistant", Y3_AFTER.format(i=i), i, (), where))
+        if nxt is not None and nxt.role != "assistant":
+            add(
+                Violation(
+                    "anthropic.system_not_before_assistant", Y2_BEFORE.format(i=i), i, (), where
+                )
+            )
 
 
 class _Named(Anthropic):

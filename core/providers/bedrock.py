@@ -4,12 +4,13 @@ user turn."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from toolpair._model import Block, Message, Violation
+from toolpair._model import Block, Fix, Message, Policy, Violation
 from toolpair._view import pid, turns
 from toolpair.providers._base import Context, Profile
 from toolpair.providers._models import bedrock_family
@@ -56,6 +57,12 @@ B_NO_ID = (
 )
 B9 = "messages.{i}.content.{j}: Duplicate toolUseId {id}. Tool use ids must be unique."
 B10 = "The model returned the following errors: "
+# UNVERIFIED wording (the AWS validation format); the rule was seen in sigoden/aichat#1550
+# (2026-09): a toolResult's json content block holds a JSON object, not a list or a scalar.
+B11 = (
+    "1 validation error detected: Value at 'messages.{i}.member.content.{j}.member.toolResult."
+    "content.{k}.member.json' failed to satisfy constraint: Member must be a JSON object"
+)
 B3_USE = (
     "messages.{i}.content: Conversation blocks and tool use blocks cannot be provided in the "
     "same turn."
@@ -95,6 +102,43 @@ class Bedrock(Profile):
 
     def for_model(self, model: str) -> Profile:
         return FAMILIES.get(bedrock_family(model) or "", self)
+
+    def complete(
+        self, natives: list[Any], left: Sequence[Violation], fmt: str, policy: Policy
+    ) -> tuple[list[Any], list[Fix]]:
+        # A json content block that is no object goes as its JSON text: nothing is lost,
+        # and a text block is what every model takes in a result.
+        out, fixes = natives, []
+        for at in sorted({v.index for v in left if v.code == "bedrock.result_json_not_object"}):
+            m = out[at] if fmt == "bedrock" and 0 <= at < len(out) else None
+            if not isinstance(m, dict) or not isinstance(m.get("content"), list):
+                continue
+            content, ids = [], []
+            for b in m["content"]:
+                inner = b.get("toolResult") if isinstance(b, dict) else None
+                parts = inner.get("content") if isinstance(inner, dict) else None
+                if (
+                    not isinstance(inner, dict)
+                    or not isinstance(parts, list)
+                    or not any(_bad_json(p) for p in parts)
+                ):
+                    content.append(b)
+                    continue
+                fixed = [{"text": json.dumps(p["json"])} if _bad_json(p) else p for p in parts]
+                content.append({**b, "toolResult": {**inner, "content": fixed}})
+                ids.append(str(inner.get("toolUseId")))
+            if out is natives:
+                out = list(natives)
+            out[at] = {**m, "content": content}
+            fixes.append(
+                Fix(
+                    "result_json_as_text",
+                    at,
+                    tuple(ids),
+                    "a json block that is no object sent as its text",
+                )
+            )
+        return out, fixes
 
     def prepare(self, messages: list[Message]) -> list[Message]:
         if not self.inline_server_results:
@@ -188,6 +232,21 @@ class Bedrock(Profile):
                             )
                         )
                     seen.add(pid(b))
+                if b.kind == "result" and isinstance(b.native, dict):
+                    inner = b.native.get("toolResult")
+                    parts = inner.get("content") if isinstance(inner, dict) else None
+                    for n, part in enumerate(parts if isinstance(parts, list) else ()):
+                        if _bad_json(part):
+                            add(
+                                Violation(
+                                    "bedrock.result_json_not_object",
+                                    B11.format(i=it.msg + 1, j=it.pos + 1, k=n + 1),
+                                    it.msg,
+                                    (pid(b),),
+                                    f"messages.{it.msg}.content.{it.pos}.toolResult"
+                                    f".content.{n}.json",
+                                )
+                            )
                 if b.kind == "result" and b.is_error and b.empty:
                     add(
                         Violation(
@@ -279,6 +338,10 @@ class Bedrock(Profile):
             if v is not None:
                 add(Violation("bedrock." + v.code, v.message, v.index, v.ids, v.path))
         return out
+
+
+def _bad_json(part: Any) -> bool:
+    return isinstance(part, dict) and "json" in part and not isinstance(part["json"], dict)
 
 
 class _Claude3(Bedrock):

@@ -26,6 +26,10 @@ DR2 = "No tool call found for tool output with call_id {id}."
 class DeepSeek(OpenAIChat):
     name = "deepseek"
     reports_as: ClassVar[dict[str, str]] = {"openai.": "deepseek."}
+    # OpenAI's 40-character limit is not DeepSeek's: its own ids (`call_0_` and a UUID,
+    # 43 characters) come back in every tool loop.
+    replaces = frozenset({"openai.id_too_long"})
+    id_max = Profile.id_max
     #: The model thinks whatever the request says (deepseek-reasoner).
     thinks: ClassVar[bool] = False
     #: V4: every assistant turn passes its reasoning back, not only the current loop's.

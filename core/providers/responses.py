@@ -5,8 +5,9 @@ reasoning items must sit directly before the item they produced."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from toolpair._model import Message, Violation
+from toolpair._model import Block, Fix, Message, Policy, Violation
 from toolpair._view import Item, flat, pid
 from toolpair.providers._base import Context, Profile
 
@@ -27,10 +28,22 @@ R6_EMPTY = (
     "Invalid 'input[{i}].call_id': empty string. Expected a string with minimum length 1, "
     "but got an empty string instead."
 )
+# UNVERIFIED wordings: Programmatic Tool Calling (2026-07) is documented in the SDK's
+# types (a call made by a program names it in ``caller``; its output echoes that
+# caller); the API's texts for these refusals have no public copy.
+R8_CALLER = (
+    "Invalid 'input[{i}].caller': the output of call {id} must echo the caller of its call "
+    "(program {caller})."
+)
+R8_ORPHAN = "No program found for call {id} with caller_id {caller}."
 R7 = (
     "Item with id '{id}' not found. Items are not persisted when `store` is set to false. Try "
     "again with `store` set to true, or remove this item from your input."
 )
+
+
+#: Call item types that a program may make (their outputs echo its caller).
+_CALLS = frozenset({"function_call", "custom_tool_call", "shell_call", "apply_patch_call"})
 
 
 class Responses(Profile):
@@ -52,6 +65,35 @@ class Responses(Profile):
         if self.fc_needs_reasoning and m.startswith(_PLACED):
             return _non_reasoning(type(self))
         return self
+
+    def complete(
+        self, natives: list[Any], left: Sequence[Violation], fmt: str, policy: Policy
+    ) -> tuple[list[Any], list[Fix]]:
+        # An output that lost its call's caller (PTC) gets it back: the call names it.
+        out, fixes = natives, []
+        for v in left:
+            if not v.code.endswith(".caller_not_echoed") or fmt != "openai-responses":
+                continue
+            call = next(
+                (
+                    m
+                    for m in natives
+                    if isinstance(m, dict)
+                    and m.get("call_id") == v.ids[0]
+                    and m.get("type") in _CALLS
+                    and isinstance(m.get("caller"), dict)
+                ),
+                None,
+            )
+            if call is None or not 0 <= v.index < len(out) or not isinstance(out[v.index], dict):
+                continue
+            if out is natives:
+                out = list(natives)
+            out[v.index] = {**out[v.index], "caller": call["caller"]}
+            fixes.append(
+                Fix("caller_echoed", v.index, v.ids, "the output echoes the caller of its call")
+            )
+        return out, fixes
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         items = flat(messages)
@@ -153,7 +195,9 @@ class Responses(Profile):
             elif b.kind == "reasoning":
                 nxt = items[n + 1] if n + 1 < len(items) else None
                 rid = b.item_id or ""
-                if nxt is None or not _produced(nxt):
+                # The API ties a reasoning item to the item it produced by its id: one
+                # sent without an id (store off, encrypted content) is tied to nothing.
+                if b.item_id is not None and (nxt is None or not _produced(nxt)):
                     add(
                         Violation(
                             "openai-responses.reasoning_without_following",
@@ -174,6 +218,7 @@ class Responses(Profile):
                             "input",
                         )
                     )
+        out.extend(_programs(items, ctx))
         for cid, ats in calls.items():
             answered = len(outputs.get(cid, ()))
             missing = ats[answered:]
@@ -211,6 +256,50 @@ class Responses(Profile):
                         )
                     )
         return out
+
+
+def _caller(b: Block) -> tuple[str, str] | None:
+    """The program a call or output names as its caller, as (type, caller_id)."""
+    c = b.native.get("caller") if isinstance(b.native, dict) else None
+    if not isinstance(c, dict) or c.get("type") != "program":
+        return None
+    return "program", str(c.get("caller_id"))
+
+
+def _programs(items: Sequence[tuple[Item, str]], ctx: Context) -> list[Violation]:
+    """Programmatic Tool Calling: a call a program made needs that program in the input
+    (truncating a program orphans its children), and its output echoes its caller."""
+    programs = {pid(it.block) for it, _ in items if it.block.sub == "program"}
+    made: dict[str, tuple[str, str]] = {}
+    out: list[Violation] = []
+    for it, _role in items:
+        b = it.block
+        if b.kind == "call" and b.sub != "program":
+            caller = _caller(b)
+            if caller is None:
+                continue
+            made[pid(b)] = caller
+            if caller[1] not in programs and ctx.previous_response_id is None:
+                out.append(
+                    Violation(
+                        "openai-responses.orphan_program_call",
+                        R8_ORPHAN.format(id=pid(b), caller=caller[1]),
+                        it.msg,
+                        (pid(b), caller[1]),
+                        f"input[{it.msg}].caller",
+                    )
+                )
+        elif b.kind == "result" and b.id is not None and b.id in made and _caller(b) != made[b.id]:
+            out.append(
+                Violation(
+                    "openai-responses.caller_not_echoed",
+                    R8_CALLER.format(i=it.msg, id=b.id, caller=made[b.id][1]),
+                    it.msg,
+                    (b.id, made[b.id][1]),
+                    f"input[{it.msg}].caller",
+                )
+            )
+    return out
 
 
 def _produced(entry: tuple[Item, str]) -> bool:

@@ -68,6 +68,54 @@ H1_TAIL = (
     "`thinking`. Please consult our documentation at "
     "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
 )
+JSON_LIST_RESULT = {"toolResult": {"toolUseId": "t1", "content": [{"json": [1, 2]}]}}
+JSON_OBJECT_RESULT = {"toolResult": {"toolUseId": "t1", "content": [{"json": {"items": [1, 2]}}]}}
+
+
+def SY(text: str) -> dict[str, Any]:
+    """An Anthropic mid-conversation system message."""
+    return {"role": "system", "content": text}
+
+
+# Responses call families of 2026 (openai-python 3.57's input item types).
+SHELL = {"type": "shell_call", "call_id": "call_sh", "action": {"commands": ["ls"]}}
+SHELL_OUT = {
+    "type": "shell_call_output",
+    "call_id": "call_sh",
+    "output": [{"stdout": "a", "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}],
+}
+LOCAL_SHELL = {
+    "type": "local_shell_call",
+    "id": "lsh_1",
+    "call_id": "call_lsh",
+    "action": {"type": "exec", "command": ["ls"], "env": {}},
+    "status": "completed",
+}
+LOCAL_SHELL_OUT = {"type": "local_shell_call_output", "id": "call_lsh", "output": "{}"}
+PATCH = {
+    "type": "apply_patch_call",
+    "call_id": "call_ap",
+    "status": "completed",
+    "operation": {"type": "create_file", "path": "a.txt", "diff": "+a"},
+}
+PATCH_OUT = {"type": "apply_patch_call_output", "call_id": "call_ap", "status": "completed"}
+PROGRAM = {
+    "type": "program",
+    "id": "prog_1",
+    "call_id": "call_prog",
+    "code": "await tools.weather()",
+    "fingerprint": "fp_1",
+}
+PROGRAM_OUT = {
+    "type": "program_output",
+    "id": "po_1",
+    "call_id": "call_prog",
+    "result": "ok",
+    "status": "completed",
+}
+CALLER = {"type": "program", "caller_id": "call_prog"}
+PTC_CALL = {**fc("call_c1"), "caller": CALLER}
+PTC_OUT = {**fco("call_c1"), "caller": CALLER}
 srv = {"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"q": "x"}}
 srv_res = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []}
 
@@ -585,7 +633,133 @@ CASES = [
         "An assistant message with 'tool_calls' must be followed by tool messages responding to "
         "each 'tool_call_id'. The following tool_call_ids did not have response messages: call_1",
     ),
+    Case(
+        "B11",
+        "bedrock",
+        [BU(b_txt("q")), BA(b_use("t1")), BU(JSON_LIST_RESULT)],
+        [BU(b_txt("q")), BA(b_use("t1")), BU(JSON_OBJECT_RESULT)],
+        "bedrock.result_json_not_object",
+        2,
+        ("t1",),
+        "1 validation error detected: Value at 'messages.3.member.content.1.member.toolResult."
+        "content.1.member.json' failed to satisfy constraint: Member must be a JSON object",
+        "messages.2.content.0.toolResult.content.0.json",
+    ),
+    # --- Anthropic mid-conversation system messages (2026) ----------------------------
+    Case(
+        "Y1",
+        "anthropic",
+        [SY("be brief"), U("q"), A("a")],
+        [U("q"), SY("be brief"), A("a")],
+        "anthropic.system_first",
+        0,
+        (),
+        "messages.0: use the top-level 'system' parameter for the initial system prompt; the "
+        "directive-only form (content: [] with output_config) is accepted at any position",
+        "messages.0.role",
+    ),
+    Case(
+        "Y2",
+        "anthropic",
+        [U("q"), SY("be brief"), SY("and kind"), A("a")],
+        [U("q"), SY("be brief"), A("a")],
+        "anthropic.system_not_before_assistant",
+        1,
+        (),
+        "messages.1: role 'system' must precede an 'assistant' message or end the array",
+        "messages.1.role",
+    ),
+    Case(
+        "Y2 between a call and its result",
+        "anthropic",
+        [U("q"), A(tu("toolu_1")), SY("be brief"), U(tr("toolu_1"))],
+        [U("q"), A(tu("toolu_1")), U(tr("toolu_1")), SY("be brief")],
+        "anthropic.system_between_call_and_result",
+        2,
+        ("toolu_1",),
+        "messages.2: role 'system' must precede an 'assistant' message or end the array",
+        "messages.2.role",
+    ),
+    Case(
+        "Y3",
+        "anthropic",
+        [U("q"), A("a"), SY("be brief"), A("b")],
+        [U("q"), A("a"), U("more"), SY("be brief"), A("b")],
+        "anthropic.system_after_assistant",
+        2,
+        (),
+        "messages.2: role 'system' must follow a 'user' message or an 'assistant' message "
+        "ending in a server tool use",
+        "messages.2.role",
+    ),
+    Case(
+        "A12",
+        "anthropic",
+        [U("q"), A(txt("x"), tu("toolu_1", "n" * 201)), U(tr("toolu_1"))],
+        [U("q"), A(txt("x"), tu("toolu_1", "n" * 200)), U(tr("toolu_1"))],
+        "anthropic.tool_use_name_too_long",
+        1,
+        ("toolu_1",),
+        "messages.1.content.1.tool_use.name: String should have at most 200 characters",
+        "messages.1.content.1.tool_use.name",
+    ),
     # --- OpenAI Responses ------------------------------------------------------------
+    Case(
+        "R1 shell_call",
+        "openai-responses",
+        [RU("q"), SHELL, RU("next")],
+        [RU("q"), SHELL, SHELL_OUT, RU("next")],
+        "openai-responses.missing_output",
+        1,
+        ("call_sh",),
+        "No tool output found for function call call_sh.",
+        "input",
+    ),
+    Case(
+        "R1 local_shell_call (its output names the call by id)",
+        "openai-responses",
+        [RU("q"), LOCAL_SHELL, RU("next")],
+        [RU("q"), LOCAL_SHELL, LOCAL_SHELL_OUT, RU("next")],
+        "openai-responses.missing_output",
+        1,
+        ("call_lsh",),
+        "No tool output found for function call call_lsh.",
+        "input",
+    ),
+    Case(
+        "R2 apply_patch_call_output",
+        "openai-responses",
+        [RU("q"), PATCH_OUT],
+        [RU("q"), PATCH, PATCH_OUT],
+        "openai-responses.orphan_output",
+        1,
+        ("call_ap",),
+        "No tool call found for function call output with call_id call_ap.",
+        "input",
+    ),
+    Case(
+        "R8 a program's call without its program",
+        "openai-responses",
+        [RU("q"), PTC_CALL, PTC_OUT],
+        [RU("q"), PROGRAM, PTC_CALL, PTC_OUT, PROGRAM_OUT],
+        "openai-responses.orphan_program_call",
+        1,
+        ("call_c1", "call_prog"),
+        "No program found for call call_c1 with caller_id call_prog.",
+        "input[1].caller",
+    ),
+    Case(
+        "R8 the output echoes its call's caller",
+        "openai-responses",
+        [RU("q"), PROGRAM, PTC_CALL, fco("call_c1"), PROGRAM_OUT],
+        [RU("q"), PROGRAM, PTC_CALL, PTC_OUT, PROGRAM_OUT],
+        "openai-responses.caller_not_echoed",
+        3,
+        ("call_c1", "call_prog"),
+        "Invalid 'input[3].caller': the output of call call_c1 must echo the caller of its call "
+        "(program call_prog).",
+        "input[3].caller",
+    ),
     Case(
         "R1",
         "openai-responses",

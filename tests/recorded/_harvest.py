@@ -20,6 +20,7 @@ maintainer's tool, never run by the test envs).
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import re
@@ -68,6 +69,20 @@ SOURCES: list[tuple[str, str, list[str]]] = [
         "Mirascope/mirascope",
         "MIT",
         ["python/tests/e2e/input/cassettes", "python/tests/e2e/output/cassettes"],
+    ),
+    ("crmne/ruby_llm", "MIT", ["spec/fixtures/vcr_cassettes"]),
+    ("tmc/langchaingo", "MIT", ["llms", "agents", "chains"]),
+]
+# Older versions of recordings a source has since re-recorded, where the older exchange
+# is evidence the newer is not (DeepSeek's ids before 2025-09, a model since retired):
+# (repo, licence, commit, folders). Their cases are named ``at-<commit>__<slug>``.
+HISTORY: list[tuple[str, str, str, list[str]]] = [
+    # 2025-08: DeepSeek's `call_0_` ids, Claude 3.5 on Bedrock, Gemini 2.0 Flash.
+    (
+        "crmne/ruby_llm",
+        "MIT",
+        "08d50f0372c93f7e2019e0df324acf2528365462",
+        ["spec/fixtures/vcr_cassettes"],
     ),
 ]
 
@@ -339,7 +354,7 @@ def slug(path: str, folder: str, n: int) -> str:
     """The recording's path below its source folder (test names repeat across
     folders), and the interaction number."""
     rel = path[len(folder) :].lstrip("/") if path.startswith(folder) else path
-    rel = re.sub(r"\.(ya?ml|json)$", "", rel)
+    rel = re.sub(r"\.(ya?ml|json|httprr)$", "", rel)
     rel = re.sub(r"[^A-Za-z0-9_.-]+", "_", rel.replace("/", "__")).strip("_")
     return f"{rel}__{n}"
 
@@ -349,6 +364,9 @@ def cassette_interactions(
 ) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
     """VCR YAML cassettes (either layout), and JSON recordings of the same shape
     (opencode's: ``url`` for ``uri``, ``status`` a number, ``recordedAt``)."""
+    if path.endswith(".httprr"):
+        yield from _httprr(text)
+        return
     if path.endswith(".json"):
         data = json.loads(text)
         day = str((data.get("metadata") or {}).get("recordedAt", ""))[:10]
@@ -362,7 +380,15 @@ def cassette_interactions(
         return
     import yaml  # a maintainer's tool; see the module docstring
 
-    data = yaml.safe_load(text) or {}
+    class Loader(yaml.SafeLoader):
+        """Ruby's VCR writes non-UTF-8-safe bodies as ``!binary`` (base64)."""
+
+    def binary(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+        raw = base64.b64decode(str(loader.construct_scalar(node)))  # type: ignore[arg-type]
+        return raw.decode("utf-8", "replace")
+
+    Loader.add_constructor("!binary", binary)
+    data = yaml.load(text, Loader=Loader) or {}
     if "requests" in data:  # the older layout: two parallel lists
         # A request the recorder saw no answer to has no response: it is not a case.
         answers = data.get("responses") or []
@@ -370,15 +396,57 @@ def cassette_interactions(
         for n, (req, resp) in enumerate(pairs):
             yield n, req or {}, resp or {}
         return
-    for n, it in enumerate(data.get("interactions") or []):
+    # Python's vcrpy writes ``interactions``; Ruby's VCR ``http_interactions``.
+    for n, it in enumerate(data.get("interactions") or data.get("http_interactions") or []):
         yield n, it.get("request") or {}, it.get("response") or {}
 
 
-def commit_dates(gitdir: Path, folders: list[str]) -> dict[str, str]:
+def _httprr(text: str) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
+    """Go's httprr traces (``httprr trace v1``, then per exchange ``<n> <m>`` and the raw
+    HTTP request and response of n and m bytes), as VCR-shaped request and response."""
+    raw = text.encode("utf-8", "surrogateescape")
+    head, _, rest = raw.partition(b"\n")
+    if not head.startswith(b"httprr trace v1"):
+        return
+    n = 0
+    while rest:
+        sizes, _, rest = rest.partition(b"\n")
+        try:
+            a, b = (int(x) for x in sizes.split())
+        except ValueError:
+            return
+        req, resp, rest = rest[:a], rest[a : a + b], rest[a + b :]
+        line, _, tail = req.partition(b"\r\n" if b"\r\n" in req[:400] else b"\n")
+        method, uri = (line.decode("latin-1").split(" ") + ["", ""])[:2]
+        body = tail.split(b"\r\n\r\n", 1)[-1] if b"\r\n\r\n" in tail else tail.split(b"\n\n", 1)[-1]
+        status_line, _, rtail = resp.partition(b"\n")
+        parts = status_line.decode("latin-1").split(" ")
+        code = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
+        rhead, _, rbody = rtail.replace(b"\r\n", b"\n").partition(b"\n\n")
+        headers = {}
+        for h in rhead.decode("latin-1").split("\n"):
+            k, _, v = h.partition(":")
+            headers[k.strip()] = v.strip()
+        yield (
+            n,
+            {"method": method, "uri": uri, "body": body.decode("utf-8", "replace")},
+            {
+                "status": {"code": code},
+                "headers": headers,
+                "body": rbody.decode("utf-8", "replace"),
+            },
+        )
+        n += 1
+
+
+def commit_dates(gitdir: Path, folders: list[str], ref: str = "HEAD") -> dict[str, str]:
     """The date of the last commit that touched each file: cassettes that strip the
     response's Date header were recorded no later than that."""
     out: dict[str, str] = {}
-    log = git(gitdir, "log", "--format=@%cs", "--name-only", "HEAD", "--", *folders)
+    try:
+        log = git(gitdir, "log", "--format=@%cs", "--name-only", ref, "--", *folders)
+    except subprocess.CalledProcessError:
+        return out  # a shallow or partial mirror: the responses' Date headers say it
     day = ""
     for line in log.splitlines():
         if line.startswith("@"):
@@ -388,9 +456,11 @@ def commit_dates(gitdir: Path, folders: list[str]) -> dict[str, str]:
     return out
 
 
-def files(repo: str, folders: list[str]) -> tuple[str, dict[str, str], Iterator[tuple[str, str]]]:
-    """(commit, dates by path, (path, text) of every recording) from the mirror, or from
-    INCOMING for a repository read file by file."""
+def files(
+    repo: str, folders: list[str], ref: str = "HEAD"
+) -> tuple[str, dict[str, str], Iterator[tuple[str, str]]]:
+    """(commit, dates by path, (path, text) of every recording) from the mirror at
+    ``ref``, or from INCOMING for a repository read file by file."""
     gitdir = MIRRORS / repo.replace("/", "+") / "repo"
     if not gitdir.exists():
         root = INCOMING / repo.replace("/", "+")
@@ -403,11 +473,11 @@ def files(repo: str, folders: list[str]) -> tuple[str, dict[str, str], Iterator[
 
     def read() -> Iterator[tuple[str, str]]:
         for folder in folders:
-            for path in git(gitdir, "ls-tree", "-r", "--name-only", "HEAD", folder).split("\n"):
-                if not path.endswith((".yaml", ".yml", ".json", ".yaml.gz")):
+            for path in git(gitdir, "ls-tree", "-r", "--name-only", ref, folder).split("\n"):
+                if not path.endswith((".yaml", ".yml", ".json", ".yaml.gz", ".httprr")):
                     continue
                 shown = subprocess.run(
-                    ["git", f"--git-dir={gitdir}", "show", f"HEAD:{path}"], capture_output=True
+                    ["git", f"--git-dir={gitdir}", "show", f"{ref}:{path}"], capture_output=True
                 )
                 if shown.returncode:
                     continue  # a file the mirror lists but does not hold
@@ -416,12 +486,14 @@ def files(repo: str, folders: list[str]) -> tuple[str, dict[str, str], Iterator[
                     raw = gzip.decompress(raw)
                 yield path.removesuffix(".gz"), raw.decode("utf-8", "replace")
 
-    commit = git(gitdir, "rev-parse", "HEAD").strip()
-    return commit, commit_dates(gitdir, folders), read()
+    commit = git(gitdir, "rev-parse", ref).strip()
+    return commit, commit_dates(gitdir, folders, ref), read()
 
 
-def harvest(repo: str, licence: str, folders: list[str], expect: dict[str, Any]) -> list[str]:
-    commit, dates, recordings = files(repo, folders)
+def harvest(
+    repo: str, licence: str, folders: list[str], expect: dict[str, Any], ref: str = "HEAD"
+) -> list[str]:
+    commit, dates, recordings = files(repo, folders, ref)
     written: list[str] = []
     for path, text in recordings:
         for n, req, resp in cassette_interactions(path, text):
@@ -436,6 +508,8 @@ def harvest(repo: str, licence: str, folders: list[str], expect: dict[str, Any])
             if status == 0 or status >= 500 or status == 429:
                 continue
             name = slug(path, next((f for f in folders if path.startswith(f + "/")), ""), n)
+            if ref != "HEAD":
+                name = f"at-{commit[:8]}__{name}"
             case: dict[str, Any] = {
                 "source": {
                     "repo": repo,
@@ -480,6 +554,11 @@ def main(argv: list[str]) -> None:
             continue
         written = harvest(repo, licence, folders, expect)
         print(f"{repo}: {len(written)} cases")
+    for repo, licence, ref, folders in HISTORY:
+        if argv and not any(w in repo for w in argv):
+            continue
+        written = harvest(repo, licence, folders, expect, ref)
+        print(f"{repo}@{ref[:8]}: {len(written)} cases")
 
 
 if __name__ == "__main__":
