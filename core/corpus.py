@@ -19,6 +19,7 @@ logged, never silently lost.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -31,6 +32,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -112,8 +114,11 @@ SIGNATURE_STAND_INS = frozenset(
 BINARY = frozenset(
     {"data", "bytes", "image_url", "file_data", "url", "uri", "fileUri", "file_uri", "file_id"}
 )
-#: Tool arguments and arbitrary tool outputs: keys kept, every value replaced.
-DATA = frozenset({"input", "args", "arguments", "partial_json", "response", "json"})
+#: Tool arguments and arbitrary tool outputs (objects): keys kept, every value replaced.
+#: (A Responses ``input`` is a list of items, not arguments: it is read item by item.)
+DATA = frozenset({"input", "args", "arguments", "response", "json"})
+#: Tool arguments sent as JSON text.
+_JSON_TEXT = frozenset({"arguments", "partial_json"})
 #: Tool schemas: keys and types kept, every text in them replaced.
 SCHEMAS = frozenset(
     {
@@ -136,20 +141,19 @@ _WORDS = ("lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing",
 
 
 def _filler(n: int) -> str:
-    out: list[str] = []
-    size = 0
+    """Exactly ``n`` neutral characters, never ending in a space."""
+    out = ""
     i = 0
-    while size < n:
-        w = _WORDS[i % len(_WORDS)]
-        out.append(w)
-        size += len(w) + 1
+    while len(out) < n:
+        out += _WORDS[i % len(_WORDS)] + " "
         i += 1
-    return " ".join(out)[:n]
+    out = out[:n]
+    return out[:-1] + "." if out.endswith(" ") else out
 
 
 def placeholder(s: str) -> str:
     """Same length, same leading and trailing whitespace, ``<think>`` tags kept (DeepSeek
-    reads them), every other character neutral. The recorded corpus uses the same."""
+    reads them), every other character neutral."""
     if not s.strip():
         return s
     parts = _THINK_TAG.split(s)
@@ -237,8 +241,12 @@ class _Anonymiser:
             out: dict[str, Any] = {}
             for k0, v in value.items():
                 k = str(k0)
-                if k in DATA:
-                    out[k] = self.json_text(v) if isinstance(v, str) else self.data(v)
+                if k in DATA and isinstance(v, Mapping):
+                    out[k] = self.data(v)
+                elif k in _JSON_TEXT and isinstance(v, str):
+                    out[k] = self.json_text(v)
+                elif k == "json" and isinstance(v, list):
+                    out[k] = self.data(v)
                 elif k in SCHEMAS:
                     out[k] = self.schema(v)
                 elif k == "name" and participant and isinstance(v, str):
@@ -261,13 +269,14 @@ class _Anonymiser:
         return self.text(str(value))
 
     def scrub(self, error: str) -> str:
+        error = _URL_QUERY.sub(r"\1", error)
         for original in sorted(self.replaced, key=len, reverse=True):
             if original in error:
                 error = error.replace(original, self.replaced[original])
-        return _URL_QUERY.sub(r"\1", error)
+        return error
 
 
-_URL_QUERY = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s?#\"'<>]*)[?#][^\s\"'<>]*", re.I)
+_URL_QUERY = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^\s?#\"'<>()]*)[?#][^\s\"'<>()]*", re.I)
 
 
 def anonymise(body: Any) -> Any:
@@ -531,17 +540,17 @@ def _write_atomic(path: Path, text: str) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
 
 
 def _version() -> str:
-    from toolpair import __version__
-
-    return __version__
+    # Not ``toolpair.__version__``: the package's root sits above every layer.
+    try:
+        return version("toolpair")
+    except PackageNotFoundError:
+        return ""
 
 
 # -- judging a corpus --------------------------------------------------------------------
@@ -610,9 +619,11 @@ def read_cases(directory: str | os.PathLike[str]) -> list[tuple[str, dict[str, A
             case = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as e:
             raise CaseError(f"{path}: {e}") from None
-        missing = [k for k in ("provider", "status", "body") if k not in case] if isinstance(
-            case, dict
-        ) else ["an object"]
+        missing = (
+            [k for k in ("provider", "status", "body") if k not in case]
+            if isinstance(case, dict)
+            else ["an object"]
+        )
         if missing or not isinstance(case.get("status"), int):
             raise CaseError(f"{path}: not a case (needs {', '.join(missing) or 'status'})")
         out.append((rel.as_posix(), case))

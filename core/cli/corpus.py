@@ -114,5 +114,7 @@ def _print_table(rows: dict[str, corpus.Figures], total: corpus.Figures) -> None
     for k, row in enumerate(lines):
         if k == len(lines) - 1 and len(lines) > 2:
             print("  ".join("-" * w for w in widths))
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=False)
+        ]
         print("  ".join(cells).rstrip())
