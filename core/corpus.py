@@ -366,6 +366,7 @@ class Recorder:
         self._recent: deque[float] = deque()
         self._cap_warned: float | None = None
         self._write_warned = False
+        self._known: set[str] = set()
 
     def observe(
         self,
@@ -476,21 +477,32 @@ class Recorder:
         path = folder / f"{digest}.json"
         if path.exists():
             return path
-        if not self._admit():
-            return None
-        folder.mkdir(parents=True, exist_ok=True)
-        _write_atomic(path, json.dumps(case, indent=1, ensure_ascii=False) + "\n")
+        admitted = self._admit(digest)
+        if admitted is not True:
+            return path if admitted == "known" else None
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            _write_atomic(path, json.dumps(case, indent=1, ensure_ascii=False) + "\n")
+        except BaseException:
+            with self._lock:
+                self._known.discard(digest)
+            raise
         with self._lock:
             self.written += 1
         return path
 
-    def _admit(self) -> bool:
+    def _admit(self, digest: str) -> bool | str:
+        """True: write it; ``"known"``: written (or being written) already; False: the
+        hourly cap is reached."""
         with self._lock:
+            if digest in self._known:
+                return "known"
             now = self._clock()
             while self._recent and now - self._recent[0] >= 3600.0:
                 self._recent.popleft()
             if len(self._recent) < self.per_hour:
                 self._recent.append(now)
+                self._known.add(digest)
                 return True
             self.dropped += 1
             warn = self._cap_warned is None or now - self._cap_warned >= 3600.0
