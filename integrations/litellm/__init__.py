@@ -276,10 +276,18 @@ class ToolpairGuardrail(CustomGuardrail):
             return
         exc = kwargs.get("exception")
         status = getattr(exc, "status_code", None)
-        if isinstance(status, int):
-            self._learn(kwargs, status, _provider_error(exc))
+        # Only the provider's own answer: LiteLLM maps it to an exception naming the
+        # provider. A guardrail's refusal (this one's reject mode included) never reached
+        # it, and a context window or content policy refusal is not about the history's
+        # shape.
+        if (
+            isinstance(status, int)
+            and getattr(exc, "llm_provider", None)
+            and type(exc).__name__ not in _NOT_ABOUT_PAIRING
+        ):
+            self._learn(kwargs, status, _provider_error(exc), sent_only=True)
 
-    def _learn(self, kwargs: Any, status: int, error: object) -> None:
+    def _learn(self, kwargs: Any, status: int, error: object, *, sent_only: bool = False) -> None:
         """Record the attempt if the provider's answer and toolpair's verdict on the body
         it really received (after LiteLLM's own translation) disagree. Runs per attempt,
         in LiteLLM's logging path; never raises."""
@@ -287,7 +295,7 @@ class ToolpairGuardrail(CustomGuardrail):
         if recorder is None or not isinstance(kwargs, Mapping):
             return
         try:
-            judged = self._judge_sent(kwargs)
+            judged = self._judge_sent(kwargs, sent_only)
             if judged is None:
                 return
             sent, rules, model, fmt, valid = judged
@@ -308,7 +316,7 @@ class ToolpairGuardrail(CustomGuardrail):
             logger.debug("toolpair could not judge a LiteLLM attempt for the corpus: %r", e)
 
     def _judge_sent(
-        self, kwargs: Mapping[str, Any]
+        self, kwargs: Mapping[str, Any], sent_only: bool = False
     ) -> tuple[dict[str, Any], str, str | None, str | None, bool] | None:
         name = kwargs.get("call_type")
         name = getattr(name, "value", name)
@@ -334,6 +342,8 @@ class ToolpairGuardrail(CustomGuardrail):
                 return sent, rules, model, None, valid
             except (toolpair.ToolpairError, TypeError):
                 pass  # a body in a format the rules do not speak: judge the hook's view
+        elif sent_only:
+            return None  # no body went out
         history = kwargs.get(key)
         if not isinstance(history, list) or not history:
             return None
@@ -351,6 +361,10 @@ class ToolpairGuardrail(CustomGuardrail):
             if isinstance(meta, dict):
                 meta["toolpair"] = info
                 return
+
+
+#: LiteLLM's 400s that are about the request's size or content, not its history's shape.
+_NOT_ABOUT_PAIRING = frozenset({"ContextWindowExceededError", "ContentPolicyViolationError"})
 
 
 def _recorder(directory: str | os.PathLike[str] | None, per_hour: int | None) -> Recorder | None:

@@ -300,3 +300,21 @@ def test_without_a_directory_nothing_is_recorded(
     assert guard.recorder is None
     callbacks.append(guard)
     assert getattr(_send(_router(up), "claude-refuses", VALID), "status_code", None) == 400
+
+
+def test_a_guardrails_refusal_is_not_the_providers(
+    up: Upstream, callbacks: list[Any], tmp_path: Path
+) -> None:
+    # reject mode answers the dangling call itself with a 400: nothing reached the
+    # provider, so there is nothing to learn. A valid body it lets through and the
+    # provider refuses is a case, in this mode too.
+    callbacks.append(ToolpairGuardrail(toolpair_mode="reject", record_dir=str(tmp_path)))
+    router = _router(up)
+    before = len(up.seen)
+    assert getattr(_send(router, "claude-refuses", DANGLING), "status_code", None) == 400
+    assert len(up.seen) == before
+    time.sleep(0.5)
+    assert _cases(tmp_path, 0, timeout=0) == []
+    _send(router, "claude-refuses", VALID)
+    [(_, case)] = _cases(tmp_path, 1)
+    assert case["disagreement"] == "refused"
