@@ -553,3 +553,18 @@ def test_corpus_check_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[s
     (tmp_path / "empty").mkdir()
     code, _, err = run(capsys, "corpus", "check", tmp_path / "empty")
     assert code == 0 and "no cases" in err
+
+
+def test_anonymising_a_recorded_body_keeps_toolpairs_verdict_on_it() -> None:
+    # Every real body of the recorded corpus, anonymised as a deployment would record it,
+    # is judged exactly as it was: same violations at the same messages, same fixes.
+    differ = []
+    for v in verdicts():
+        if v.error:
+            continue
+        case = {**v.case, "body": corpus.anonymise(v.case["body"])}
+        w = corpus.judge_all([(v.name, case)])[0]
+        same = [(c, i) for c, i, _ in w.codes] == [(c, i) for c, i, _ in v.codes]
+        if not same or w.changed != v.changed or w.agrees != v.agrees:
+            differ.append((v.name, v.codes[:2], w.codes[:2]))
+    assert not differ, f"{len(differ)} differ; first: {differ[:3]}"
