@@ -615,10 +615,13 @@ def family(code: str) -> str:
     return code.split(".", 1)[-1]
 
 
-def read_cases(directory: str | os.PathLike[str]) -> list[tuple[str, dict[str, Any]]]:
+def read_cases(
+    directory: str | os.PathLike[str], *, errors: list[str] | None = None
+) -> list[tuple[str, dict[str, Any]]]:
     """Every case under ``directory`` (``<provider>/<name>.json``, at any depth), named by
     its path below it; files and folders whose name starts with ``_`` or ``.`` are not
-    cases. Raises `CaseError` for a missing folder or a file that is not a case."""
+    cases. Raises `CaseError` for a missing folder, and for a file that is not a case
+    unless ``errors`` is given: then it is named there and the others are read."""
     root = Path(directory)
     if not root.is_dir():
         raise CaseError(f"{root}: not a directory")
@@ -628,18 +631,27 @@ def read_cases(directory: str | os.PathLike[str]) -> list[tuple[str, dict[str, A
         if any(part.startswith(("_", ".")) for part in rel.parts):
             continue
         try:
-            case = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            raise CaseError(f"{path}: {e}") from None
-        missing = (
-            [k for k in ("provider", "status", "body") if k not in case]
-            if isinstance(case, dict)
-            else ["an object"]
-        )
-        if missing or not isinstance(case.get("status"), int):
-            raise CaseError(f"{path}: not a case (needs {', '.join(missing) or 'status'})")
-        out.append((rel.as_posix(), case))
+            out.append((rel.as_posix(), _read_case(path)))
+        except CaseError as e:
+            if errors is None:
+                raise
+            errors.append(str(e))
     return out
+
+
+def _read_case(path: Path) -> dict[str, Any]:
+    try:
+        case = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise CaseError(f"{path}: {e}") from None
+    if not isinstance(case, dict):
+        raise CaseError(f"{path}: not a case (a JSON object)")
+    missing = [k for k in ("provider", "status", "body") if k not in case]
+    if missing:
+        raise CaseError(f"{path}: not a case (no {', '.join(missing)})")
+    if not isinstance(case["status"], int) or not isinstance(case["provider"], str):
+        raise CaseError(f"{path}: not a case (status must be a number, provider a name)")
+    return case
 
 
 def _kwargs(case: Mapping[str, Any]) -> dict[str, Any]:

@@ -54,12 +54,14 @@ def cmd_corpus_check(args: argparse.Namespace) -> int:
     status = 0
     named: list[tuple[str, dict[str, Any]]] = []
     for d in args.dirs:
+        unread: list[str] = []
         try:
-            found = corpus.read_cases(d)
+            found = corpus.read_cases(d, errors=unread)
         except corpus.CaseError as e:
-            err(str(e))
+            unread, found = [str(e)], []
+        for message in unread:
+            err(message)
             status = 2
-            continue
         prefix = d.rstrip("/\\") + "/" if len(args.dirs) > 1 else ""
         named += [(prefix + name, case) for name, case in found]
     vs = corpus.judge_all(named)

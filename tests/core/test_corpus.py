@@ -546,7 +546,13 @@ def test_corpus_check_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[s
     bad.parent.mkdir(parents=True)
     bad.write_text('{"provider": "openai"}')
     code, out, err = run(capsys, "corpus", "check", tmp_path / "good", tmp_path / "bad")
-    assert code == 2 and "not a case" in err and "100.0%" in out
+    assert code == 2 and "not a case (no status, body)" in err and "100.0%" in out
+    # ... also beside a readable case in the same folder.
+    (tmp_path / "bad" / agreeing.name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "bad" / agreeing.name).write_text(json.dumps(agreeing.case))
+    (tmp_path / "bad" / "openai" / "y.json").write_text("{not json")
+    code, out, err = run(capsys, "corpus", "check", tmp_path / "bad")
+    assert code == 2 and "100.0%" in out and "x.json" in err and "y.json" in err
     code, _, err = run(capsys, "corpus", "check", tmp_path / "nowhere")
     assert code == 2 and "not a directory" in err
     # An empty folder has nothing to disagree with: 0, and says so.
