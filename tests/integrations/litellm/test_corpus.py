@@ -318,3 +318,17 @@ def test_a_guardrails_refusal_is_not_the_providers(
     _send(router, "claude-refuses", VALID)
     [(_, case)] = _cases(tmp_path, 1)
     assert case["disagreement"] == "refused"
+
+
+def test_sync_calls_are_recorded_too(up: Upstream, callbacks: list[Any], tmp_path: Path) -> None:
+    callbacks.append(ToolpairGuardrail(toolpair_mode="observe", record_dir=str(tmp_path)))
+    router = _router(up)
+    with pytest.raises(Exception) as refused:
+        router.completion(model="claude-refuses", messages=VALID, tools=TOOLS)
+    assert getattr(refused.value, "status_code", None) == 400
+    router.completion(model="vllm-accepts", messages=DANGLING, tools=TOOLS)
+    cases = _cases(tmp_path, 2)
+    assert sorted((c["provider"], c["disagreement"]) for _, c in cases) == [
+        ("anthropic", "refused"),
+        ("openai", "accepted"),
+    ]
