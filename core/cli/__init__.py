@@ -6,6 +6,7 @@
     toolpair scan [DIR] [--agent A] [--json]   (agent sessions that would fail to resume)
     toolpair map FILE [--html OUT]        (every turn, its pairs and breaks)
     toolpair proxy --upstream URL [--mode M] [--host H] [--port P]   (repair on the wire)
+    toolpair corpus check DIR... [--json]   (agreement with recorded provider answers)
 
 An agent's session file (a Claude Code transcript, a Gemini CLI session, a Cline task) is
 detected and read as its agent reads it on resume (`toolpair.sessions`).
@@ -36,6 +37,7 @@ import sys
 from collections.abc import Sequence
 
 from toolpair import __version__
+from toolpair.cli import corpus as corpus_command
 from toolpair.cli import map as map_command
 from toolpair.cli import sessions as session_commands
 from toolpair.cli.check import cmd_check
@@ -147,6 +149,7 @@ def _parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_demo)
     session_commands.add_commands(sub)
     map_command.add_command(sub, common)
+    corpus_command.add_command(sub)
 
     px = sub.add_parser(
         "proxy",

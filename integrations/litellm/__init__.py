@@ -34,7 +34,9 @@ the model group, so a failover to a stricter API would go out unrepaired.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 from collections.abc import Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
@@ -42,6 +44,7 @@ from typing import Any
 from litellm.integrations.custom_guardrail import CustomGuardrail
 
 import toolpair
+from toolpair.corpus import Recorder
 from toolpair.gateway import wire
 from toolpair.integrations._hosts import LITELLM_PROVIDERS
 
@@ -104,6 +107,9 @@ class ToolpairGuardrail(CustomGuardrail):
     ``lax_rules``: for endpoints with no rules of their own, the rules per format
     (``{"openai": ..., "anthropic": ..., "openai-responses": ...}``); by default those
     of the hosted API the format belongs to.
+    ``record_dir`` (or ``TOOLPAIR_RECORD_DIR``): record each attempt where the provider's
+    answer and toolpair's verdict on the body it received disagree, as an anonymised case
+    (`toolpair.corpus`), at most ``record_per_hour`` (``TOOLPAIR_RECORD_PER_HOUR``, 60).
     """
 
     def __init__(
@@ -111,6 +117,8 @@ class ToolpairGuardrail(CustomGuardrail):
         toolpair_mode: str = "repair",
         toolpair_rules: str | None = None,
         lax_rules: Mapping[str, str] | None = None,
+        record_dir: str | os.PathLike[str] | None = None,
+        record_per_hour: int | None = None,
         **kwargs: Any,
     ) -> None:
         if toolpair_mode not in wire.MODES:
@@ -125,6 +133,7 @@ class ToolpairGuardrail(CustomGuardrail):
         self.toolpair_mode = toolpair_mode
         self.toolpair_rules = toolpair_rules
         self.lax_rules = {**wire.RULES_OF_FORMAT, **(lax_rules or {})}
+        self.recorder = _recorder(record_dir, record_per_hour)
         kwargs.setdefault("guardrail_name", "toolpair")
         kwargs.setdefault("default_on", True)
         super().__init__(**kwargs)
@@ -242,6 +251,111 @@ class ToolpairGuardrail(CustomGuardrail):
         if self.toolpair_mode == "reject":
             raise _rejection(fmt, violations[0].message)
 
+    # -- learning from the provider's answer (toolpair.corpus) ---------------------------
+
+    async def async_log_success_event(
+        self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        self._learn(kwargs, 200, None)
+
+    async def async_log_failure_event(
+        self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        self._learn_failure(kwargs)
+
+    def log_success_event(
+        self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        self._learn(kwargs, 200, None)
+
+    def log_failure_event(
+        self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        self._learn_failure(kwargs)
+
+    def _learn_failure(self, kwargs: Any) -> None:
+        if self.recorder is None or not isinstance(kwargs, Mapping):
+            return
+        exc = kwargs.get("exception")
+        status = getattr(exc, "status_code", None)
+        # Only the provider's own answer: LiteLLM maps it to an exception naming the
+        # provider. A guardrail's refusal (this one's reject mode included) never reached
+        # it, and a context window or content policy refusal is not about the history's
+        # shape.
+        if (
+            isinstance(status, int)
+            and getattr(exc, "llm_provider", None)
+            and type(exc).__name__ not in _NOT_ABOUT_PAIRING
+        ):
+            self._learn(kwargs, status, _provider_error(exc), sent_only=True)
+
+    def _learn(self, kwargs: Any, status: int, error: object, *, sent_only: bool = False) -> None:
+        """Record the attempt if the provider's answer and toolpair's verdict on the body
+        it really received (after LiteLLM's own translation) disagree. Runs per attempt,
+        in LiteLLM's logging path; never raises."""
+        recorder = self.recorder
+        if recorder is None or not isinstance(kwargs, Mapping):
+            return
+        try:
+            judged = self._judge_sent(kwargs, sent_only)
+            if judged is None:
+                return
+            sent, rules, model, fmt, valid = judged
+            params = kwargs.get("litellm_params")
+            base = params.get("api_base") if isinstance(params, Mapping) else None
+            recorder.observe(
+                sent,
+                provider=rules,
+                model=model,
+                host=base if isinstance(base, str) else None,
+                valid=valid,
+                status=status,
+                error=error,
+                source="litellm",
+                format=fmt,
+            )
+        except Exception as e:  # the request is done: recording must not touch it
+            logger.debug("toolpair could not judge a LiteLLM attempt for the corpus: %r", e)
+
+    def _judge_sent(
+        self, kwargs: Mapping[str, Any], sent_only: bool = False
+    ) -> tuple[dict[str, Any], str, str | None, str | None, bool] | None:
+        name = kwargs.get("call_type")
+        name = getattr(name, "value", name)
+        call = _CALLS.get(name) if isinstance(name, str) else None
+        if call is None:
+            return None
+        key, fmt = call
+        provider = kwargs.get("custom_llm_provider")
+        provider = provider if isinstance(provider, str) and provider else None
+        model = kwargs.get("model") if isinstance(kwargs.get("model"), str) else None
+        rules = self.rules_for(fmt, provider, model)
+        extra = kwargs.get("additional_args")
+        sent = extra.get("complete_input_dict") if isinstance(extra, Mapping) else None
+        if isinstance(sent, str):
+            try:
+                sent = json.loads(sent)
+            except ValueError:
+                sent = None
+        if isinstance(sent, dict):
+            # The provider's own body, judged in its own format by its own rules.
+            try:
+                valid = not toolpair.validate(sent, rules, model=model)
+                return sent, rules, model, None, valid
+            except (toolpair.ToolpairError, TypeError):
+                pass  # a body in a format the rules do not speak: judge the hook's view
+        elif sent_only:
+            return None  # no body went out
+        history = kwargs.get(key)
+        if not isinstance(history, list) or not history:
+            return None
+        body = {key: history}
+        try:
+            valid = not toolpair.validate(body, rules, model=model, format=fmt)
+        except toolpair.ToolpairError:
+            return None
+        return body, rules, model, fmt, valid
+
     @staticmethod
     def _tag(kwargs: dict[str, Any], info: dict[str, Any]) -> None:
         for k in ("metadata", "litellm_metadata"):
@@ -249,6 +363,38 @@ class ToolpairGuardrail(CustomGuardrail):
             if isinstance(meta, dict):
                 meta["toolpair"] = info
                 return
+
+
+#: LiteLLM's 400s that are about the request's size or content, not its history's shape.
+_NOT_ABOUT_PAIRING = frozenset({"ContextWindowExceededError", "ContentPolicyViolationError"})
+
+
+def _recorder(directory: str | os.PathLike[str] | None, per_hour: int | None) -> Recorder | None:
+    """The corpus recorder: ``record_dir`` (a guardrail parameter), else the environment's
+    ``TOOLPAIR_RECORD_DIR``; ``record_per_hour`` else ``TOOLPAIR_RECORD_PER_HOUR`` else 60."""
+    directory = directory or os.environ.get("TOOLPAIR_RECORD_DIR") or None
+    if directory is None:
+        return None
+    if per_hour is None:
+        per_hour = int(os.environ.get("TOOLPAIR_RECORD_PER_HOUR") or 60)
+    return Recorder(directory, per_hour=int(per_hour))
+
+
+def _provider_error(exc: object) -> object:
+    """The provider's error body inside a LiteLLM exception (``AnthropicException -
+    {...}``), parsed when it is JSON; else LiteLLM's message without its own additions."""
+    message = getattr(exc, "message", None)
+    text = message if isinstance(message, str) else str(exc)
+    start = text.find("{")
+    if start >= 0:
+        try:
+            parsed, _ = json.JSONDecoder().raw_decode(text[start:])
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    text = text.split("\n\nLiteLLM:", 1)[0]
+    return text.split(" - ", 1)[1] if " - " in text else text
 
 
 def _rejection(fmt: str, message: str) -> Exception:
