@@ -23,22 +23,35 @@ ORPHAN = "google_adk.orphan_response"
 def _scan(
     events: list[Any],
 ) -> tuple[list[tuple[int, Any, list[Any]]], list[tuple[int, list[str]]]]:
-    """(call events with their unanswered calls, orphan responses by event), in order."""
+    """(call events with their unanswered calls, orphan responses by event), in order.
+
+    A call with no id (a model reached through LiteLLM that gave none, #2621) is
+    answered by the next id-less response of the same name, as Gemini pairs them, by
+    name and place; an id-less response with no such call before it is an orphan, named
+    by its function name."""
     answered: set[str] = set()
     long_running: set[str] = set()
     called: set[str] = set()
+    waiting: dict[str | None, list[int]] = {}  # name -> id() of its id-less calls, in order
+    idless_answered: set[int] = set()
     orphans: list[tuple[int, list[str]]] = []
     for i, ev in enumerate(events):
         long_running.update(getattr(ev, "long_running_tool_ids", None) or ())
         for fc in ev.get_function_calls():
             if fc.id:
                 called.add(fc.id)
+            else:
+                waiting.setdefault(fc.name, []).append(id(fc))
         lost = []
         for fr in ev.get_function_responses():
             if fr.id:
                 answered.add(fr.id)
                 if fr.id not in called:
                     lost.append(fr.id)
+            elif waiting.get(fr.name):
+                idless_answered.add(waiting[fr.name].pop(0))
+            else:
+                lost.append(fr.name or "")
         if lost:
             orphans.append((i, lost))
     dangling = []
@@ -48,11 +61,17 @@ def _scan(
         calls = [
             fc
             for fc in ev.get_function_calls()
-            if fc.id and fc.id not in answered and fc.id not in long_running
+            if (fc.id and fc.id not in answered and fc.id not in long_running)
+            or (not fc.id and id(fc) not in idless_answered)
         ]
         if calls:
             dangling.append((i, ev, calls))
     return dangling, orphans
+
+
+def _named(fc: Any) -> str:
+    """How a call is named in a report: its id, or its function name when it has none."""
+    return str(fc.id) if fc.id else str(fc.name or "")
 
 
 async def _load(session_service: Any, app_name: str, user_id: str, session_id: str) -> Any:
@@ -69,16 +88,18 @@ async def check_session(
 ) -> list[Violation]:
     """What in the stored session breaks a pair: calls no event answers (other than
     long-running calls awaiting their answer) and responses whose call is in no event.
-    ``index`` is the event's position in ``session.events``."""
+    ``index`` is the event's position in ``session.events``. A call or response with no
+    id pairs by function name and place (as Gemini pairs them) and is named in ``ids``
+    by its function name."""
     session = await _load(session_service, app_name, user_id, session_id)
     dangling, orphans = _scan(list(session.events))
     out = [
         Violation(
             UNANSWERED,
             "Dropping function calls with no matching function response: "
-            + str([fc.id for fc in calls]),
+            + str([_named(fc) for fc in calls]),
             i,
-            tuple(fc.id for fc in calls),
+            tuple(_named(fc) for fc in calls),
             f"events[{i}]",
         )
         for i, _, calls in dangling
@@ -148,7 +169,7 @@ async def repair_session(
             Fix(
                 "synthetic_result",
                 i,
-                tuple(fc.id for fc in calls),
+                tuple(_named(fc) for fc in calls),
                 f"a function response event answering the unanswered call(s) {done}",
             )
         )

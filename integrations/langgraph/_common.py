@@ -4,6 +4,7 @@ the host's rules differ) passed to the core."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,16 +21,108 @@ from toolpair.integrations._langchain_messages import (
 )
 from toolpair.integrations.langchain import LangChainCodec, codec_for, model_for, provider_for
 
-__all__ = ["ProviderLike", "host_for", "model_id", "repair_list", "rules_for", "validate_list"]
+__all__ = [
+    "ProviderLike",
+    "codec",
+    "host_for",
+    "model_id",
+    "placed",
+    "repair_list",
+    "rules_for",
+    "validate_list",
+    "writing_rules",
+]
+
+_log = logging.getLogger("toolpair")
 
 #: The host profiles `host_for` names: where a host's rules differ from its API's.
 _HOSTS = frozenset({"vertex", *DEEPSEEK.values()})
+
+#: ``init_chat_model``'s provider names (``"anthropic:claude-sonnet-4-6"``, as LangGraph
+#: and LangChain take a model) -> toolpair rules, for the chat model class each builds.
+#: Absent: a provider toolpair has no rules for (``ollama``, ``groq``...), unplaced.
+INIT_CHAT_MODEL = {
+    "openai": "openai",
+    "azure_openai": "openai",
+    "anthropic": "anthropic",
+    "google_anthropic_vertex": "anthropic",
+    "google_genai": "gemini",
+    "google_vertexai": "vertex",
+    "bedrock_converse": "bedrock",
+    "mistralai": "mistral",
+    "deepseek": "deepseek",
+}
+
+
+def _model_string(provider: str) -> tuple[str, str | None] | None:
+    """``(rules, model id)`` for an ``init_chat_model`` string ``"provider:model"``;
+    ``("portable", id)`` for a provider toolpair has no rules for; None for anything
+    that is not such a string (a toolpair provider name)."""
+    if provider in toolpair.PROVIDERS or ":" not in provider:
+        return None
+    prefix, _, name = provider.partition(":")
+    rules = INIT_CHAT_MODEL.get(prefix)
+    if rules is None and prefix == "bedrock":
+        # ChatBedrock's InvokeModel client speaks Anthropic's format for Claude only.
+        rules = "anthropic" if "anthropic" in name else None
+    return (rules or "portable"), (name or None)
+
+
+def _resolved(provider: ProviderLike) -> ProviderLike:
+    if isinstance(provider, str):
+        found = _model_string(provider)
+        if found is not None:
+            return found[0]
+        if provider not in toolpair.PROVIDERS:
+            raise ValueError(
+                f"unknown provider {provider!r}: pass one of {', '.join(toolpair.PROVIDERS)}, "
+                "a 'provider:model' string as init_chat_model takes it "
+                "('anthropic:claude-sonnet-4-6'), or the chat model itself"
+            )
+    return provider
+
+
+def placed(provider: ProviderLike) -> bool:
+    """Whether toolpair knows the rules of the API ``provider`` talks to: None (the
+    default rules), a provider name, an ``init_chat_model`` string of a provider it has
+    rules for, or a chat model it recognises. False for a chat model it does not (a fake
+    chat model, ChatOllama, a custom class) and for ``"ollama:..."``-style strings."""
+    if provider is None:
+        return True
+    if isinstance(provider, str):
+        found = _model_string(provider)
+        return found is None or found[0] != "portable"
+    return rules_for(provider) != "portable"
+
+
+def writing_rules(provider: ProviderLike, default: str) -> ProviderLike:
+    """The rules a write to the user's state (a checkpoint, a persisted update) is held
+    to: ``provider``'s when toolpair knows them (`placed`), else ``default``, the
+    pairing rules every chat API needs, with a warning. The union of every provider's
+    rules ("portable") would rewrite what the API the thread talks to takes as it is
+    (call ids in Mistral's shape, bridge turns) and is never written unless named."""
+    if placed(provider):
+        return provider
+    name = repr(provider) if isinstance(provider, str) else type(provider).__name__
+    _log.warning(
+        "toolpair cannot tell which API %s talks to: the thread is held to LangGraph's own "
+        "pairing rules (%s); pass provider= (a provider name or 'provider:model') for "
+        "that API's rules",
+        name,
+        default,
+    )
+    return default
 
 
 def model_id(model: ProviderLike) -> str | None:
     """The model id a LangChain chat model (or a ``bind_tools`` chain around one) calls;
     None for a provider name, None, or a model that names no id. The LangChain
-    integration's `model_for`, so both read a model the same way."""
+    integration's `model_for`, so both read a model the same way. For an
+    ``init_chat_model`` string (``"anthropic:claude-sonnet-4-6"``) the part after the
+    colon."""
+    if isinstance(model, str):
+        found = _model_string(model)
+        return found[1] if found is not None else None
     return model_for(model)
 
 
@@ -42,22 +135,28 @@ def host_for(model: ProviderLike) -> str | None:
     API's own: "vertex" (Gemini on Vertex AI), "deepseek" / "deepseek-responses"
     (DeepSeek's OpenAI-compatible endpoints). None for anything else. Read by the
     LangChain integration's `provider_for`, so both name the same host."""
-    if model is None or isinstance(model, str):
+    if model is None:
         return None
+    if isinstance(model, str):
+        found = _model_string(model)
+        return found[0] if found is not None and found[0] in _HOSTS else None
     name = provider_for(model)
     return name if name in _HOSTS else None
 
 
 def rules_for(provider: ProviderLike) -> str:
-    """The name of the rules ``provider`` (a name or a chat model) is held to."""
+    """The name of the rules ``provider`` (a name, an ``init_chat_model`` string such as
+    ``"anthropic:claude-sonnet-4-6"``, or a chat model) is held to."""
     host = host_for(provider)
-    return host if host is not None else (codec_for(provider).provider or "portable")
+    return host if host is not None else (codec_for(_resolved(provider)).provider or "portable")
 
 
-def _codec(provider: ProviderLike) -> LangChainCodec:
+def codec(provider: ProviderLike) -> LangChainCodec:
+    """The LangChain codec for ``provider`` (a name, an ``init_chat_model`` string or a
+    chat model)."""
     # The codec follows the LangChain package's converter (what it puts on the wire);
     # the rules may be a host's (`rules_for`).
-    codec = codec_for(provider)
+    codec = codec_for(_resolved(provider))
     if codec.provider == "openai" and type(codec) is LangChainCodec:
         from ._fast import ThreadCodec
 
@@ -77,13 +176,13 @@ def repair_list(
     LangGraph ``RemoveMessage`` entries are set aside and put back."""
     original = as_messages(list(messages))
     kept, removals = split_removals(original)
-    codec = _codec(provider)
+    codec_ = codec(provider)
     result = toolpair.repair(
         kept,
         rules_for(provider),
         model=_model(provider, model),
         policy=policy,
-        format=codec,
+        format=codec_,
     )
     result.messages = restore_removals(kept, list(result.messages), removals)
     return result
@@ -96,5 +195,5 @@ def validate_list(
     model: str | None = None,
 ) -> list[Violation]:
     kept, _ = split_removals(as_messages(list(messages)))
-    codec = _codec(provider)
-    return toolpair.validate(kept, rules_for(provider), model=_model(provider, model), format=codec)
+    codec_ = codec(provider)
+    return toolpair.validate(kept, rules_for(provider), model=_model(provider, model), format=codec_)

@@ -11,7 +11,7 @@ from langchain_core.messages import BaseMessage
 
 from toolpair import Codec
 
-from ._common import _codec
+from ._common import codec
 
 __all__ = ["load_thread"]
 
@@ -41,4 +41,4 @@ def load_thread(
     for _task, channel, value in found.pending_writes or []:
         if channel == key:
             messages = list(add_messages(messages, value))
-    return messages, _codec(provider)
+    return messages, codec(provider)

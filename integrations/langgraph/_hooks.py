@@ -23,7 +23,7 @@ from toolpair import Policy
 from toolpair.integrations._langchain_messages import content_text, list_counter
 from toolpair.integrations.langchain import codec_for, trim_messages
 
-from ._common import ProviderLike, repair_list
+from ._common import ProviderLike, codec, repair_list, writing_rules
 from ._thread import DEFAULT_PROVIDER
 
 __all__ = ["repair_hook", "repair_node", "summarize_hook", "summary_split"]
@@ -51,7 +51,7 @@ def _apply(messages: list[BaseMessage], update: Any) -> list[BaseMessage]:
 
 
 def _last_unit(messages: list[BaseMessage], provider: ProviderLike) -> list[BaseMessage]:
-    units = toolpair.units(messages, format=codec_for(provider))
+    units = toolpair.units(messages, format=codec(provider))
     return messages[units[-1].start :] if units else messages
 
 
@@ -126,8 +126,9 @@ def repair_node(
     ``RemoveMessage(REMOVE_ALL)``. Put it right before the model node. For a repair
     that writes nothing, put ``repair_messages(provider=model)`` in front of the model
     call instead. Without a ``provider`` the persisted history is held to the pairing
-    rules of LangGraph's message list, as `repair_thread` holds it."""
-    rules = DEFAULT_PROVIDER if provider is None else provider
+    rules of LangGraph's message list, as `repair_thread` holds it, and so is it for a
+    chat model toolpair does not recognise (with a warning)."""
+    rules = DEFAULT_PROVIDER if provider is None else writing_rules(provider, DEFAULT_PROVIDER)
 
     def node(state: Any) -> dict[str, Any]:
         messages = _state_messages(state, messages_key)

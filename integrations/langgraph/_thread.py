@@ -33,7 +33,7 @@ from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, ToolM
 
 from toolpair import Fix, Policy, ToolpairError, Violation
 
-from ._common import ProviderLike, model_id, repair_list, rules_for, validate_list
+from ._common import ProviderLike, model_id, repair_list, rules_for, validate_list, writing_rules
 
 __all__ = [
     "PENDING_TOOL_CALLS",
@@ -173,6 +173,28 @@ def _interrupts(snapshot: Any) -> list[Any]:
     if found is not None:
         return list(found)
     return [i for t in getattr(snapshot, "tasks", ()) for i in (getattr(t, "interrupts", ()) or ())]
+
+
+def _existing(snapshot: Any, config: Mapping[str, Any]) -> Any:
+    """``snapshot``, or `LookupError` when the thread has no checkpoint (LangGraph gives
+    an empty snapshot for any thread id, a mistyped one included)."""
+    if getattr(snapshot, "created_at", None) is None and not getattr(snapshot, "metadata", None):
+        conf = config.get("configurable") or {}
+        where = f"thread {conf.get('thread_id')!r}"
+        if conf.get("checkpoint_ns"):
+            where += f" (namespace {conf['checkpoint_ns']!r})"
+        if conf.get("checkpoint_id"):
+            where += f" at checkpoint {conf['checkpoint_id']!r}"
+        raise LookupError(
+            f"{where} has no checkpoint in this graph's checkpointer: nothing was read or "
+            "written (check the thread_id, and that the graph was compiled with the "
+            "checkpointer that holds it)"
+        )
+    return snapshot
+
+
+def _for_writing(provider: ProviderLike) -> ProviderLike:
+    return None if provider is None else writing_rules(provider, DEFAULT_PROVIDER)
 
 
 def _is_snapshot(value: Any) -> bool:
@@ -495,7 +517,8 @@ def repair_thread(
     in ``active_agent`` (a langgraph-swarm parent; `UnknownActiveAgent` when it names
     none). It must lead to the model.
     """
-    snapshot = graph.get_state(dict(config), subgraphs=True)
+    snapshot = _existing(graph.get_state(dict(config), subgraphs=True), config)
+    provider = _for_writing(provider)
     opts = _options(
         model=model,
         policy=policy,
@@ -565,8 +588,8 @@ def check_thread(
     middle of a batch: the checkpoint cannot tell which) is reported once, as
     `PENDING_TOOL_CALLS` with the calls' ids, unless the graph was compiled with
     ``interrupt_before`` its tool node."""
-    snapshot = graph.get_state(dict(config))
-    return _judge(snapshot, graph, provider, model, messages_key)
+    snapshot = _existing(graph.get_state(dict(config)), config)
+    return _judge(snapshot, graph, _for_writing(provider), model, messages_key)
 
 
 # ----------------------------------------------------------------------------- async
@@ -614,7 +637,8 @@ async def arepair_thread(
 ) -> ThreadRepair:
     """`repair_thread` through the graph's async API (``aget_state``,
     ``aupdate_state``), for async checkpointers."""
-    snapshot = await graph.aget_state(dict(config), subgraphs=True)
+    snapshot = _existing(await graph.aget_state(dict(config), subgraphs=True), config)
+    provider = _for_writing(provider)
     opts = _options(
         model=model,
         policy=policy,
@@ -637,5 +661,5 @@ async def acheck_thread(
     messages_key: str = "messages",
 ) -> list[Violation]:
     """`check_thread` through ``aget_state``."""
-    snapshot = await graph.aget_state(dict(config))
-    return _judge(snapshot, graph, provider, model, messages_key)
+    snapshot = _existing(await graph.aget_state(dict(config)), config)
+    return _judge(snapshot, graph, _for_writing(provider), model, messages_key)

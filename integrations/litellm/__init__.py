@@ -14,6 +14,7 @@ Proxy (config.yaml)::
 SDK::
 
     litellm.callbacks = [ToolpairGuardrail()]
+    toolpair.integrations.litellm.patch()   # synchronous litellm.completion too
 
 The work is done in ``async_pre_call_deployment_hook``, which LiteLLM calls once per
 deployment attempt (the first try, each retry, each fallback) with that deployment's
@@ -34,13 +35,17 @@ the model group, so a failover to a stricter API would go out unrepaired.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import logging
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+import litellm
 from litellm.integrations.custom_guardrail import CustomGuardrail
 
 import toolpair
@@ -60,7 +65,7 @@ def _release() -> tuple[int, ...]:
 
 _ENVELOPES_PASS = _release() >= (1, 108)
 
-__all__ = ["ToolpairGuardrail"]
+__all__ = ["ToolpairGuardrail", "is_patched", "patch", "unpatch"]
 
 #: Call types judged, with the key of their history and its format.
 _CALLS: dict[str, tuple[str, str]] = {
@@ -411,3 +416,85 @@ def _rejection(fmt: str, message: str) -> Exception:
     whole = fmt == "anthropic" and _ENVELOPES_PASS
     detail: Any = wire.error_envelope(fmt, message) if whole else message
     return HTTPException(status_code=400, detail=detail)
+
+
+# -- the synchronous SDK path --------------------------------------------------------
+#
+# LiteLLM runs ``async_pre_call_deployment_hook`` only on its async path (``acompletion``,
+# ``Router.acompletion``, the proxy); synchronous ``litellm.completion`` runs no hook that
+# may change the request before the provider's transformation (``log_pre_api_call``
+# sees the messages after it). `patch` wraps ``litellm.completion`` itself, which
+# ``Router.completion`` calls once per deployment attempt with that deployment's
+# parameters, so retries and fallbacks are judged as on the async path.
+
+_patch_lock = threading.Lock()
+_ORIGINAL = "__toolpair_original__"
+
+
+def _finish(hook: Any) -> Any:
+    """Run a guardrail hook coroutine to its end here, without an event loop: the hook
+    awaits nothing that needs one, so this costs no loop and works from inside a
+    running loop's thread as well as from plain synchronous code."""
+    try:
+        while True:
+            if hook.send(None) is not None:
+                hook.close()
+                raise RuntimeError(
+                    "ToolpairGuardrail's hook awaited an event loop: it cannot run on the "
+                    "synchronous litellm.completion path"
+                )
+    except StopIteration as done:
+        return done.value
+
+
+def _guarded(original: Callable[..., Any]) -> Callable[..., Any]:
+    # Positional arguments (``completion("gpt-4o", messages)``) are named so that the
+    # hook sees them, as LiteLLM's own async path does.
+    names = [
+        p.name
+        for p in inspect.signature(original).parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+
+    @functools.wraps(original)
+    def completion(*args: Any, **kwargs: Any) -> Any:
+        guards = [cb for cb in litellm.callbacks if isinstance(cb, ToolpairGuardrail)]
+        # ``acompletion`` runs its own hook before it reaches completion.
+        if not guards or kwargs.get("acompletion"):
+            return original(*args, **kwargs)
+        if len(args) > len(names):
+            return original(*args, **kwargs)  # not a call LiteLLM itself would take
+        request = dict(kwargs)
+        request.update(zip(names, args))
+        for guard in guards:
+            out = _finish(guard.async_pre_call_deployment_hook(request, "completion"))
+            if out is not None:
+                request = out
+        return original(**request)
+
+    setattr(completion, _ORIGINAL, original)
+    return completion
+
+
+def patch() -> None:
+    """Repair synchronous ``litellm.completion`` calls (and so ``Router.completion``,
+    which calls it for every attempt) as the async path is: every `ToolpairGuardrail`
+    in ``litellm.callbacks`` judges each attempt's history before LiteLLM builds the
+    request. Idempotent and thread-safe; `unpatch` reverses it. Code that took
+    ``from litellm import completion`` before the patch keeps the unpatched function."""
+    with _patch_lock:
+        if not is_patched():
+            litellm.completion = _guarded(litellm.completion)
+
+
+def unpatch() -> None:
+    """Put back the ``litellm.completion`` `patch` replaced. Idempotent and thread-safe."""
+    with _patch_lock:
+        original = getattr(litellm.completion, _ORIGINAL, None)
+        if original is not None:
+            litellm.completion = original
+
+
+def is_patched() -> bool:
+    """Whether `patch` is in effect."""
+    return getattr(litellm.completion, _ORIGINAL, None) is not None

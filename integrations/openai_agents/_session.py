@@ -3,13 +3,16 @@
 A unit is what the core's compaction evicts together: a user message, or an assistant
 turn with its reasoning items, calls and every output answering them. Cutting between
 units never leaves an orphan output, a call without its output, or a call parted from
-the reasoning item the Responses API ties it to; a unit that is already broken in what
-is stored (rows the application popped or deleted) is left out of what is read.
+the reasoning item the Responses API ties it to. What is stored and already broken
+(rows the application popped or deleted, a result written after the next user message)
+is repaired in what is read, as `toolpair.repair` does; only a unit that has no truthful
+repair is left out, with a warning.
 """
 
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -20,6 +23,7 @@ import toolpair
 from ._filter import FORMAT, _target
 
 _WRAPPER = "wrapper"
+_log = logging.getLogger("toolpair")
 
 
 def _accepts_wrapper(method: Any) -> bool:
@@ -55,7 +59,49 @@ def _is_reasoning(item: Any) -> bool:
     return kind == "reasoning"
 
 
-def sound_units(items: list[Any]) -> list[Any]:
+def _broken(window: list[Any], reasons: bool, opening: int, where: list[int]) -> set[int]:
+    """Indexes in ``window`` of what the Responses API would reject in a read (a call
+    with its ``fc_`` id and no reasoning before it only when the model reasons or the
+    call opens what is stored)."""
+    return {
+        v.index
+        for v in toolpair.validate(window, "openai-responses", format=FORMAT)
+        if v.code in _BROKEN
+        and (v.code != _CUT_FROM_REASONING or reasons or where[v.index] < opening)
+    }
+
+
+def readable(items: list[Any]) -> list[Any]:
+    """``items`` as a valid Responses input, losing no whole message and no real result:
+    a result written after a later message is moved home, a call whose output is gone
+    gets the neutral error result, a call cut from its reasoning item loses its ``fc_``
+    id (keeping its ``call_id``), an output whose call is gone is dropped: what
+    `toolpair.repair` does, reported in its one warning. A unit still broken after that
+    is left out (`sound_units`), with a warning naming it. ``items`` itself when it is
+    sound; untouched items are the same objects."""
+    if not items:
+        return items
+    reasons = any(_is_reasoning(i) for i in items)
+    opening = toolpair.units(items, format=FORMAT)[0].stop
+    bad = _broken(items, reasons, opening, list(range(len(items))))
+    if not bad:
+        return items
+    # The strict rules tie every fc_ call to a reasoning item; hold a model that does
+    # not reason to them only when a call opens the items (its reasoning is gone).
+    strict = reasons or any(
+        v.code == _CUT_FROM_REASONING and v.index < opening
+        for v in toolpair.validate(items, "openai-responses", format=FORMAT)
+    )
+    model = None if strict else _PLAIN
+    rep = toolpair.repair(items, "openai-responses", model=model, format=FORMAT)
+    return sound_units(list(rep.messages) if rep.changed else items, reasons=reasons)
+
+
+#: A model of the Responses API that does not reason: its calls stand alone.
+_PLAIN = "gpt-4o"
+
+
+def sound_units(items: list[Any], *, reasons: bool | None = None) -> list[Any]:
     """``items`` without every unit the Responses API would reject as it stands: one
     that opens with an output whose call is gone, holds a call whose output is gone, a
     reasoning item with nothing after it, or a call cut from its reasoning item. The
@@ -67,20 +113,23 @@ def sound_units(items: list[Any]) -> list[Any]:
     calls of a model that does not reason stand alone and are kept."""
     if not items:
         return items
-    reasons = any(_is_reasoning(i) for i in items)
+    if reasons is None:
+        reasons = any(_is_reasoning(i) for i in items)
     opening = toolpair.units(items, format=FORMAT)[0].stop
     window = items
     where = list(range(len(items)))  # window position -> stored position
     for _ in range(len(items)):
         units = toolpair.units(window, format=FORMAT)
-        bad = {
-            v.index
-            for v in toolpair.validate(window, "openai-responses", format=FORMAT)
-            if v.code in _BROKEN
-            and (v.code != _CUT_FROM_REASONING or reasons or where[v.index] < opening)
-        }
+        bad = _broken(window, reasons, opening, where)
         if not bad:
-            return window
+            break
+        left_out = [u for u in units if any(u.start <= b < u.stop for b in bad)]
+        _log.warning(
+            "toolpair left %d broken unit(s) out of a session read (items %s): "
+            "no truthful repair",
+            len(left_out),
+            ", ".join(f"{where[u.start]}-{where[u.stop - 1]}" for u in left_out),
+        )
         keep = [
             k
             for u in units
@@ -117,9 +166,11 @@ def newest_units(items: list[Any], limit: int) -> list[Any]:
 class PairSafeSession:
     """Any ``Session``, read in whole units.
 
-    ``get_items()`` leaves out each unit that what is stored breaks (`sound_units`:
-    rows the application popped or deleted), so whatever is stored reads as a valid
-    Responses input. ``get_items(limit=n)`` returns the newest whole units holding at
+    ``get_items()`` reads whatever is stored as a valid Responses input and loses no
+    whole message and no real result (`readable`): a result stored after a later
+    message is moved home, a call whose output is gone is answered with the neutral
+    error result, as `toolpair.repair` does; only a unit with no truthful repair (an
+    output whose call is gone) is left out, with a warning. ``get_items(limit=n)`` returns the newest whole units holding at
     most ``n`` items (the newest unit whole even when it alone is larger), so
     ``SessionSettings(limit)`` never sends an orphan output, a call without its output
     or a call cut from its reasoning item. ``pop_item()`` removes the newest whole unit
@@ -145,7 +196,7 @@ class PairSafeSession:
         self.session.session_settings = value
 
     async def get_items(self, limit: int | None = None, wrapper: Any = None) -> list[Any]:
-        items = sound_units(list(await _call(self.session.get_items, wrapper=wrapper)))
+        items = readable(list(await _call(self.session.get_items, wrapper=wrapper)))
         if limit is None:
             return items
         return newest_units(items, limit)

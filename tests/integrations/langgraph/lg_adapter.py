@@ -35,7 +35,7 @@ from lc_wire import MODELS, Wire
 from toolpair.conformance import CORE_COMPACTORS, Adapter, Compactor
 from toolpair.integrations.langchain import LangChainCodec
 from toolpair.integrations.langgraph import repair_hook, summarize_hook
-from toolpair.integrations.langgraph._common import _codec
+from toolpair.integrations.langgraph._common import codec
 
 
 def _hook_input(hook: Any, messages: Sequence[Any]) -> list[Any]:
@@ -116,7 +116,7 @@ class LangGraphAdapter(LangChainAdapter):
         self._graphs: dict[str, tuple[Any, Wire]] = {}
 
     def codec(self, provider: str) -> LangChainCodec:
-        return _codec(provider)
+        return codec(provider)
 
     def repair(self, messages: Sequence[Any], provider: str) -> Sequence[Any]:
         # The hook as an application installs it: given the chat model the agent calls

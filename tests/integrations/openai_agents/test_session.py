@@ -139,14 +139,17 @@ async def test_get_items_limit_returns_whole_units_only():
     assert await s.get_items() == history
 
 
-async def test_get_items_never_opens_with_a_stored_orphan_output():
+async def test_get_items_never_opens_with_a_stored_orphan_output(caplog):
     history = [
         {"type": "function_call_output", "call_id": "call_lost", "output": "x"},
         *history_with_tools(1),
     ]
     inner = await _session(history)
     s = PairSafeSession(inner)
-    assert (await s.get_items(limit=100))[0] == user("question 0")
+    with caplog.at_level("WARNING", logger="toolpair"):
+        assert (await s.get_items(limit=100))[0] == user("question 0")
+    # Left out, and said so: an output whose call is gone has no truthful repair.
+    assert "orphan_result_dropped" in caplog.text and "call_lost" in caplog.text
     assert await s.get_items() == history[1:]
     assert await stored(inner) == history
 

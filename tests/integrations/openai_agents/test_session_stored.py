@@ -1,13 +1,15 @@
 """PairSafeSession reads whatever is stored as a valid Responses input: rows the
 application popped or deleted can leave an output whose call is gone, a call whose
-output is gone, or a call cut from its reasoning item; get_items leaves out the units
-they break and never rewrites what is stored. Real SQLiteSession files, rows deleted
-with sqlite3 as an application would."""
+output is gone, or a call cut from its reasoning item; get_items repairs them as
+toolpair.repair does (no whole message and no real result is lost), leaves out only
+what has no truthful repair, and never rewrites what is stored. Real SQLiteSession
+files, rows deleted with sqlite3 as an application would."""
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import sqlite3
 import tempfile
 from pathlib import Path
@@ -69,6 +71,25 @@ async def _stored_then(
     return s
 
 
+def _nothing_real_lost(stored_items: list[dict], got: list[dict]) -> None:
+    """Every stored message is read as it is, and every stored output whose call is
+    stored too; the user's messages keep their order (repair moves outputs home and
+    puts an assistant turn's text before its calls); the calls are the stored ones (an
+    ``fc_`` id dropped at most)."""
+    called = {i["call_id"] for i in stored_items if i.get("type") == "function_call"}
+    for i in stored_items:
+        if i.get("type") in (None, "message") or (
+            i.get("type") == "function_call_output" and i["call_id"] in called
+        ):
+            assert i in got, i
+    said = [i for i in stored_items if i.get("role") == "user"]
+    assert [i for i in got if i.get("role") == "user"] == said
+    for i in got:
+        if i.get("type") == "function_call":
+            assert any(i == {k: v for k, v in c.items() if k != "id"} or i == c
+                       for c in stored_items), i
+
+
 def _returned_outputs_have_their_calls(got: list[dict]) -> bool:
     called = {i["call_id"] for i in got if i.get("type") == "function_call"}
     return all(i["call_id"] in called for i in got if i.get("type") == "function_call_output")
@@ -105,9 +126,8 @@ async def test_a_broken_store_reads_valid(case, tmp_path):
     assert _codes(got) == []
     assert calls_cut_from_reasoning(got, HISTORY) == []
     assert _returned_outputs_have_their_calls(got)
-    # Whole units of what is stored, the same items in the same order: the second turn
-    # is untouched by every case.
-    assert got == [i for i in left if i in got]
+    _nothing_real_lost(left, got)
+    # The second turn is untouched by every case.
     assert got[-5:] == HISTORY[-5:]
     for limit in range(1, len(left) + 2):
         part = await PairSafeSession(s).get_items(limit=limit)
@@ -119,7 +139,7 @@ async def test_a_broken_store_reads_valid(case, tmp_path):
 @pytest.mark.anyio
 async def test_popped_output_leaves_no_dangling_call(tmp_path):
     """The application pops the newest items with the SDK's own pop_item: the call
-    whose output was popped is not read."""
+    whose output was popped is answered with the neutral error result."""
     history = [
         *history_with_tools(1),
         user("next"),
@@ -132,7 +152,9 @@ async def test_popped_output_leaves_no_dangling_call(tmp_path):
     assert await s.pop_item() == history[-1]
     assert "openai-responses.missing_output" in _codes(await stored(s))
     got = await PairSafeSession(s).get_items()
-    assert got == history[:6]
+    assert got[:-1] == history[:-1]
+    assert got[-1]["call_id"] == "call_x" and got[-1]["output"] != history[-1]["output"]
+    assert _codes(got) == []
     assert await stored(s) == history[:-1]
 
 
@@ -211,12 +233,95 @@ def test_any_store_reads_as_a_valid_responses_input(case):
     model = None if reasons and still_reasons else "gpt-4o"
     assert _codes(got, model) == [], (before, got)
     assert _returned_outputs_have_their_calls(got)
-    # Items come from the store, in its order, as they are.
-    rest = iter(before)
-    assert all(any(g is b or g == b for b in rest) for g in whole)
+    _nothing_real_lost(before, whole)
     if limit is not None:
         # The newest whole units of the full read, within the limit unless the newest
         # unit alone is larger.
         assert got == whole[len(whole) - len(got) :]
         assert len(got) <= limit or len(toolpair.units(got, format="openai-responses")) == 1
         assert limit > 0 or got == []
+
+
+# -- issue 37: nothing whole and nothing real is lost ------------------------------
+
+#: The store of the report: a parallel batch, one call answered only after the user
+#: wrote again, the other never answered.
+ISSUE_STORE = [
+    user("weather in Paris and Rome?"),
+    fc("call_A", "weather", item_id="fc_A"),
+    fc("call_B", "weather", item_id="fc_B"),
+    user("hurry"),
+    out("call_A", "18C"),
+]
+
+
+@pytest.mark.anyio
+async def test_the_reported_store_loses_no_message_and_no_result(tmp_path, caplog):
+    s = SQLiteSession("s", str(tmp_path / "sessions.db"))
+    await s.add_items(copy.deepcopy(ISSUE_STORE))
+    with caplog.at_level("WARNING", logger="toolpair"):
+        got = await PairSafeSession(s).get_items()
+    # The calls were made by gpt-5, which takes them without reasoning (R3).
+    assert toolpair.validate(got, "openai-responses", model="gpt-5") == []
+    # Every message is there, whole; the real result sits right after its calls, the
+    # unanswered call has the neutral error result, then the user's second message.
+    assert [i.get("type") or i.get("role") for i in got] == [
+        "user",
+        "function_call",
+        "function_call",
+        "function_call_output",
+        "function_call_output",
+        "user",
+    ]
+    assert got[0] == ISSUE_STORE[0] and got[-1] == user("hurry")
+    assert got[3] == out("call_A", "18C")
+    assert got[4]["call_id"] == "call_B" and got[4]["output"] != "18C"
+    assert "synthetic_result" in caplog.text and "result_moved" in caplog.text
+    for limit in range(1, 8):
+        part = await PairSafeSession(s).get_items(limit=limit)
+        assert toolpair.validate(part, "openai-responses", model="gpt-5") == [], limit
+        assert part == got[len(got) - len(part) :], limit
+    assert await stored(s) == ISSUE_STORE  # nothing stored is rewritten
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["responses", "chat"])
+async def test_readme_quick_start_sends_hurry_and_the_result(kind, tmp_path):
+    """The README's shape, `session=PairSafeSession(session), run_config=with_toolpair()`,
+    through the real runner and model class: "hurry" and "18C" reach the model."""
+    from toolpair.integrations.openai_agents import with_toolpair
+
+    s = SQLiteSession("s", str(tmp_path / "sessions.db"))
+    await s.add_items(copy.deepcopy(ISSUE_STORE))
+    srv = Server([[message("ok")]], kind=kind, model="gpt-4o" if kind == "chat" else "gpt-5")
+    model = srv.responses_model() if kind == "responses" else srv.chat_model()
+    agent = Agent(name="a", model=model)
+    await Runner.run(
+        agent, "and Madrid?", session=PairSafeSession(s), run_config=with_toolpair()
+    )
+    body = srv.bodies[0]
+    sent = body["input"] if kind == "responses" else body["messages"]
+    text = json.dumps(sent)
+    assert "hurry" in text and "18C" in text
+    if kind == "responses":
+        assert toolpair.validate(body, "openai-responses") == []
+        roles = [i.get("type") or i.get("role") for i in sent]
+        assert roles == [
+            "user",
+            "function_call",
+            "function_call",
+            "function_call_output",
+            "function_call_output",
+            "user",
+            "user",
+        ]
+    else:
+        assert toolpair.validate(body, "openai") == []
+        assert [m["role"] for m in sent if m["role"] != "system"] == [
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "user",
+            "user",
+        ]

@@ -1,0 +1,124 @@
+"""An interrupted call that has no id (#2621: a model reached through LiteLLM gave none):
+check_session and repair_session see it, pair id-less calls and responses by function
+name and place as Gemini does, and the stored session runs again without the plugin.
+Through the in-memory and the SQLite-backed session services."""
+
+from __future__ import annotations
+
+import pytest
+from adk_harness import (
+    ADK,
+    APP,
+    USER,
+    Capture,
+    agent,
+    call,
+    event,
+    gemini,
+    response,
+    run,
+    runner,
+    seed,
+    text,
+    wire_calls,
+    wire_responses,
+)
+from google.adk.sessions import DatabaseSessionService, InMemorySessionService
+from google.genai import types
+
+import toolpair
+from toolpair.integrations.google_adk import check_session, repair_session
+
+pytestmark = pytest.mark.anyio
+PLACEHOLDER = toolpair.Policy().placeholder
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+async def service(request, tmp_path):
+    if request.param == "memory":
+        yield InMemorySessionService()
+        return
+    driver = "sqlite+aiosqlite" if ADK >= (1, 19) else "sqlite"
+    svc = DatabaseSessionService(f"{driver}:///{tmp_path / 'sessions.db'}")
+    yield svc
+    close = getattr(svc, "close", None)
+    if close is not None and ADK >= (1, 19):
+        await close()
+
+
+def idless(name: str, **args: object) -> types.Part:
+    return types.Part(function_call=types.FunctionCall(name=name, args=args))
+
+
+def idless_response(name: str, **out: object) -> types.Part:
+    return types.Part(function_response=types.FunctionResponse(name=name, response=out))
+
+
+async def _events(service):
+    s = await service.get_session(app_name=APP, user_id=USER, session_id="s1")
+    return s.events
+
+
+async def test_an_interrupted_idless_call_is_seen_and_answered(service):
+    await seed(
+        service,
+        [
+            event("user", text("weather and time in Paris?")),
+            # One id-less call answered (by name), one id-less call interrupted.
+            event("helper", idless("get_weather", city="Paris")),
+            event("helper", idless_response("get_weather", weather="sunny")),
+            event("helper", idless("get_time", city="Paris")),
+        ],
+    )
+    found = await check_session(service, APP, USER, "s1")
+    assert [(v.code, v.index, v.ids) for v in found] == [
+        ("google_adk.unanswered_call", 3, ("get_time",))
+    ]
+    before = [e.id for e in await _events(service)]
+
+    dry = await repair_session(service, APP, USER, "s1", dry_run=True)
+    assert [(f.kind, f.index, f.ids) for f in dry.fixes] == [("synthetic_result", 3, ("get_time",))]
+    assert [e.id for e in await _events(service)] == before
+
+    report = await repair_session(service, APP, USER, "s1")
+    assert [(f.kind, f.index, f.ids) for f in report.fixes] == [
+        ("synthetic_result", 3, ("get_time",))
+    ]
+    events = await _events(service)
+    assert [e.id for e in events[: len(before)]] == before  # appended, nothing rewritten
+    fr = events[-1].content.parts[0].function_response
+    assert (fr.id, fr.name, fr.response) == (None, "get_time", {"error": PLACEHOLDER})
+    assert await check_session(service, APP, USER, "s1") == []
+    again = await repair_session(service, APP, USER, "s1")
+    assert again.fixes == [] and len(await _events(service)) == len(events)
+
+    # The stored session now runs without the plugin: the request answers both calls.
+    cap = Capture()
+    await run(runner(agent(gemini(cap)), service))
+    body = cap.bodies[0]
+    assert wire_calls(body) == ["get_weather", "get_time"]
+    assert wire_responses(body) == [
+        {"name": "get_weather", "response": {"weather": "sunny"}},
+        {"name": "get_time", "response": {"error": PLACEHOLDER}},
+    ]
+
+
+async def test_id_less_and_identified_calls_side_by_side(service):
+    await seed(
+        service,
+        [
+            event("user", text("go")),
+            event("helper", call("get_weather", "c1", city="Paris"), idless("get_weather", city="Oslo")),
+            event("helper", response("get_weather", "c1", weather="sunny")),
+        ],
+    )
+    found = await check_session(service, APP, USER, "s1")
+    assert [(v.index, v.ids) for v in found] == [(1, ("get_weather",))]
+    # An id-less response with no id-less call before it is an orphan, named by name.
+    await seed(
+        service,
+        [event("user", text("hi")), event("helper", idless_response("get_time", time="noon"))],
+        session_id="s2",
+    )
+    orphan = await check_session(service, APP, USER, "s2")
+    assert [(v.code, v.ids) for v in orphan] == [("google_adk.orphan_response", ("get_time",))]
