@@ -37,6 +37,7 @@ from collections.abc import Sequence
 
 from toolpair import __version__
 from toolpair.cli import map as map_command
+from toolpair.cli import reading
 from toolpair.cli import sessions as session_commands
 from toolpair.cli.check import cmd_check
 from toolpair.cli.demo import cmd_demo
@@ -118,6 +119,12 @@ def _parser() -> argparse.ArgumentParser:
         help="rewrite FILE atomically, keeping the original as FILE.bak",
     )
     r.add_argument(
+        "--thread",
+        metavar="ID",
+        help="not supported: a LangGraph thread is repaired with repair_thread() in Python "
+        "(check FILE --thread ID reports it)",
+    )
+    r.add_argument(
         "--allow-partial",
         action="store_true",
         help="with --in-place on an agent's session: write a repair that leaves "
@@ -186,6 +193,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    reading.forget_warnings()
     # The CLI reports fixes itself; the library's summary warning would repeat them.
     log = logging.getLogger("toolpair")
     was_disabled = log.disabled
