@@ -4,6 +4,7 @@ its line; ``--thread`` reads a LangGraph checkpoint file."""
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import sys
@@ -94,7 +95,7 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
                     for v in violations
                 )
             else:
-                print_violations(lambda i: location(shown, unit, i), violations, r.provider)
+                print_violations(functools.partial(location, shown, unit), violations, r.provider)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

@@ -560,9 +560,7 @@ def test_check_of_a_directory_points_at_scan(
 
 
 @pytest.mark.parametrize("where", ["missing-folder", "directory"])
-def test_map_html_to_a_place_it_cannot_write_is_a_clear_error(
-    tmp_path: Path, where: str
-) -> None:
+def test_map_html_to_a_place_it_cannot_write_is_a_clear_error(tmp_path: Path, where: str) -> None:
     target = tmp_path / "nope" / "x.html" if where == "missing-folder" else tmp_path
     r = run("map", demo_file(tmp_path, "anthropic"), "--html", target)
     assert r.returncode == 2
