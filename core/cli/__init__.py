@@ -96,7 +96,8 @@ def _parser() -> argparse.ArgumentParser:
         "--thread",
         metavar="ID",
         help="FILE is a LangGraph SQLite checkpoint file: check this thread's latest "
-        "checkpoint (needs toolpair[langgraph] and langgraph-checkpoint-sqlite; default "
+        'checkpoint (needs the langgraph extra, pip install ".[langgraph]", and '
+        "langgraph-checkpoint-sqlite; default "
         "rules: the pairing rules of LangGraph's message list)",
     )
     c.set_defaults(func=cmd_check)
