@@ -314,7 +314,7 @@ def _log(result: Repaired) -> None:
         ids.update(dict.fromkeys(i for i in f.ids if i))
     summary = ", ".join(f"{n} {printable(k)}" for k, n in kinds.items())
     logger.warning(
-        "toolpair repaired a %s history for %s: %s; ids: %s",
+        "toolpair repaired a history (%s format) for %s: %s; ids: %s",
         result.format,
         result.provider,
         summary,

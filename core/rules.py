@@ -257,7 +257,8 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "anthropic.invalid_tool_name",
         "A8",
-        a.A8_NAME,
+        # The template doubles the braces of the pattern's quantifier for str.format.
+        a.A8_NAME.replace("{{", "{").replace("}}", "}"),
         "documented",
         "implement-tool-use (name pattern); apify/tester-mcp-client#11",
     ),

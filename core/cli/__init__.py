@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from toolpair import __version__
 from toolpair.cli import corpus as corpus_command
 from toolpair.cli import map as map_command
+from toolpair.cli import reading
 from toolpair.cli import sessions as session_commands
 from toolpair.cli.check import cmd_check
 from toolpair.cli.demo import cmd_demo
@@ -97,7 +98,8 @@ def _parser() -> argparse.ArgumentParser:
         "--thread",
         metavar="ID",
         help="FILE is a LangGraph SQLite checkpoint file: check this thread's latest "
-        "checkpoint (needs toolpair[langgraph] and langgraph-checkpoint-sqlite; default "
+        'checkpoint (needs the langgraph extra, pip install ".[langgraph]", and '
+        "langgraph-checkpoint-sqlite; default "
         "rules: the pairing rules of LangGraph's message list)",
     )
     c.set_defaults(func=cmd_check)
@@ -118,6 +120,12 @@ def _parser() -> argparse.ArgumentParser:
         "--in-place",
         action="store_true",
         help="rewrite FILE atomically, keeping the original as FILE.bak",
+    )
+    r.add_argument(
+        "--thread",
+        metavar="ID",
+        help="not supported: a LangGraph thread is repaired with repair_thread() in Python "
+        "(check FILE --thread ID reports it)",
     )
     r.add_argument(
         "--allow-partial",
@@ -190,6 +198,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    reading.forget_warnings()
     # The CLI reports fixes itself; the library's summary warning would repeat them.
     log = logging.getLogger("toolpair")
     was_disabled = log.disabled

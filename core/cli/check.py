@@ -4,16 +4,20 @@ its line; ``--thread`` reads a LangGraph checkpoint file."""
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from toolpair import _api
-from toolpair._model import InvalidHistory
+from toolpair._model import InvalidHistory, Violation
 from toolpair.cli.reading import (
     ReadError,
+    checked_model,
     err,
+    install_hint,
     invalid,
     judged,
     location,
@@ -23,7 +27,7 @@ from toolpair.cli.reading import (
     resolve,
     unit_line,
 )
-from toolpair.cli.render import violation_item, violation_line
+from toolpair.cli.render import group_line, grouped, violation_item, violation_line
 from toolpair.cli.sessions import check_file as session_check
 from toolpair.cli.sessions import session_format
 from toolpair.engine.coverage import NothingJudged
@@ -37,6 +41,10 @@ def cmd_check(args: argparse.Namespace) -> int:
             n = _check_file(name, args, out_json)
         except ReadError as e:
             err(str(e))
+            if args.json:
+                # A file that was not checked is in the array too, so that `[]` only ever
+                # means "no violations".
+                out_json.append({"file": "<stdin>" if name == "-" else name, "error": e.reason})
             status = 2
             continue
         if n and status == 0:
@@ -64,9 +72,10 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
             units += 1
             r = resolve(unit.obj, args.format, args.provider, location(shown, unit, None))
             judged(r, args, location(shown, unit, None))
-            described.add(named(r, args.provider is not None))
+            model = checked_model(r.provider, args.model)
+            described.add(named(r, args.provider is not None, model))
             try:
-                violations = _api.validate(r.history, r.provider, model=args.model, format=r.format)
+                violations = _api.validate(r.history, r.provider, model=model, format=r.format)
             except NothingJudged as e:
                 raise ReadError(
                     location(shown, unit, None), f"nothing judged, not reported valid: {e}"
@@ -74,20 +83,19 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
             except InvalidHistory as e:
                 raise invalid(shown, unit, e) from None
             total += len(violations)
-            for v in violations:
-                loc = location(shown, unit, v.index)
-                if args.json:
-                    out_json.append(
-                        violation_item(
-                            v,
-                            file=shown,
-                            line=unit_line(unit, v.index),
-                            provider=r.provider,
-                            format=r.format_name,
-                        )
+            if args.json:
+                out_json.extend(
+                    violation_item(
+                        v,
+                        file=shown,
+                        line=unit_line(unit, v.index),
+                        provider=r.provider,
+                        format=r.format_name,
                     )
-                else:
-                    print(violation_line(loc, v))
+                    for v in violations
+                )
+            else:
+                print_violations(functools.partial(location, shown, unit), violations, r.provider)
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
@@ -97,6 +105,17 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
         per = f" in {units} histories" if doc.kind == "jsonl-requests" else ""
         print(f"{shown}: {count}{per} ({what})")
     return total
+
+
+def print_violations(loc: Callable[[int], str], violations: list[Violation], provider: str) -> None:
+    """One line per violation; for the portable rule set one line per finding, naming
+    every provider that refuses it (``--json`` keeps one item per provider)."""
+    if provider != "portable":
+        for v in violations:
+            print(violation_line(loc(v.index), v))
+        return
+    for v, providers in grouped(violations):
+        print(group_line(loc(v.index), v, providers))
 
 
 #: Where ``check --thread`` finds LangGraph (imported only when the option is given).
@@ -113,9 +132,11 @@ def _check_thread(name: str, args: argparse.Namespace, out_json: list[dict[str, 
         raise ReadError(
             where,
             f"--thread reads LangGraph checkpoints, but {LANGGRAPH} cannot be imported ({e}); "
-            'install it with: pip install "toolpair[langgraph]" langgraph-checkpoint-sqlite',
+            "install it from a toolpair checkout with: "
+            + install_hint("langgraph", "langgraph-checkpoint-sqlite"),
         ) from None
     provider = args.provider or module.DEFAULT_PROVIDER
+    model = checked_model(provider, args.model)
     try:
         messages, codec = module.load_thread(name, args.thread, provider=provider)
     except ImportError as e:
@@ -125,18 +146,16 @@ def _check_thread(name: str, args: argparse.Namespace, out_json: list[dict[str, 
     except Exception as e:  # sqlite3.DatabaseError and the saver's own errors
         raise ReadError(where, f"not a LangGraph SQLite checkpoint file: {e}") from None
     try:
-        violations = _api.validate(messages, provider, model=args.model, format=codec)
+        violations = _api.validate(messages, provider, model=model, format=codec)
     except InvalidHistory as e:
         raise ReadError(where, f"not a history toolpair can read: {e}") from None
-    for v in violations:
-        if args.json:
-            out_json.append(
-                violation_item(
-                    v, file=name, thread=args.thread, provider=provider, format="langgraph"
-                )
-            )
-        else:
-            print(violation_line(f"{where}: message {v.index}", v))
+    if args.json:
+        out_json.extend(
+            violation_item(v, file=name, thread=args.thread, provider=provider, format="langgraph")
+            for v in violations
+        )
+    else:
+        print_violations(lambda i: f"{where}: message {i}", violations, provider)
     if not args.json:
         count = "valid" if not violations else f"{len(violations)} violation"
         count += "s" if len(violations) > 1 else ""

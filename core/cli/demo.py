@@ -6,7 +6,7 @@ import argparse
 
 from toolpair import _api
 from toolpair.cli.reading import err
-from toolpair.cli.render import render_turns, violation_line
+from toolpair.cli.render import plural, render_turns, violation_line
 from toolpair.demo import DEMOS, load_demo
 
 
@@ -24,11 +24,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"== {name}: a poisoned {name} request (demo/{name}.json)")
         for line in render_turns(parsed.messages, {v.index for v in violations}):
             print(f"  {line}")
-        print(f"-- toolpair check: {len(violations)} violation(s), as {name} words them")
+        print(f"-- toolpair check: {plural(len(violations), 'violation')}, as {name} words them")
         for v in violations:
-            print(f"  {violation_line(f'message {v.index}', v)}")
+            print(f"  {violation_line(f'messages.{v.index}', v)}")
         rep = _api.repair(body, name, format=name)
-        print(f"-- toolpair repair: {len(rep.fixes)} fix(es)")
+        print(f"-- toolpair repair: {plural(len(rep.fixes), 'fix', 'fixes')}")
         for f in rep.fixes:
             print(f"  {f}")
         fixed = _api.parse(rep.messages, name, name, {})
@@ -39,9 +39,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         after = _api.validate(rep.messages, name, format=name)
         if after:
             status = 1
-            print(f"-- re-check: {len(after)} violation(s) left")
+            print(f"-- re-check: {plural(len(after), 'violation')} left")
             for v in after:
-                print(f"  {violation_line(f'message {v.index}', v)}")
+                print(f"  {violation_line(f'messages.{v.index}', v)}")
         else:
             print(f"-- re-check: valid for {name}")
         print()

@@ -15,6 +15,8 @@ from typing import Any
 from toolpair import _api
 from toolpair._model import Fix, InvalidHistory, Message, Violation
 from toolpair.cli.reading import (
+    ReadError,
+    checked_model,
     invalid,
     judged,
     location,
@@ -46,12 +48,13 @@ def pictures(name: str, args: argparse.Namespace) -> list[Picture]:
     fmt = session_format(name, args.format)
     if fmt is not None:
         loaded, data = read_session(fmt, name)
-        vs = validate(loaded, args.model)
-        plan = fmt.plan(loaded, data, args.model) if vs else None
+        model = checked_model(loaded.provider, args.model, loaded.model)
+        vs = validate(loaded, model)
+        plan = fmt.plan(loaded, data, model) if vs else None
         return [
             Picture(
                 name,
-                described(loaded, args.model),
+                described(loaded, model),
                 neutral(loaded),
                 vs,
                 plan.changes if plan is not None else [],
@@ -67,11 +70,12 @@ def pictures(name: str, args: argparse.Namespace) -> list[Picture]:
             where = location(name, unit, None)
             r = resolve(unit.obj, args.format, args.provider, where)
             judged(r, args, where)
+            model = checked_model(r.provider, args.model)
             try:
-                parsed = _api.parse(r.history, r.provider, r.format, {}, args.model)
+                parsed = _api.parse(r.history, r.provider, r.format, {}, model)
                 vs = parsed.violations()
                 fixes: Sequence[Fix] = (
-                    _api.repair(r.history, r.provider, model=args.model, format=r.format).fixes
+                    _api.repair(r.history, r.provider, model=model, format=r.format).fixes
                     if vs
                     else []
                 )
@@ -86,7 +90,7 @@ def pictures(name: str, args: argparse.Namespace) -> list[Picture]:
             out.append(
                 Picture(
                     where,
-                    named(r, args.provider is not None),
+                    named(r, args.provider is not None, model),
                     msgs,
                     vs,
                     [str(f) for f in fixes],
@@ -146,7 +150,13 @@ def cmd_map(args: argparse.Namespace) -> int:
     broken = any(p.violations for p in shown)
     if args.html:
         page = render_html(shown)
-        atomic_write(Path(args.html), [page.encode("utf-8")])
+        target = Path(args.html)
+        if target.is_dir():
+            raise ReadError(args.html, "is a directory: name the HTML file to write")
+        try:
+            atomic_write(target, [page.encode("utf-8")])
+        except OSError as e:
+            raise ReadError(args.html, f"cannot write the map: {e.strerror or e}") from None
         print(f"{args.file}: map written to {args.html}", file=sys.stderr)
     else:
         for p in shown:
@@ -213,7 +223,8 @@ def render_html(pictures: Sequence[Picture]) -> str:
         out.append(f"<h1>{html.escape(p.title)}</h1>")
         out.append(f'<p class="where">{html.escape(p.described)}</p>')
         if p.violations:
-            out.append(f'<h2>{len(p.violations)} break(s)</h2><ul class="breaks">')
+            n = len(p.violations)
+            out.append(f'<h2>{n} break{"s" if n != 1 else ""}</h2><ul class="breaks">')
             for i, v in enumerate(p.violations):
                 out.append(
                     f'<li id="{pre}break-{i}"><a href="#{pre}m-{v.index}">messages.{v.index}</a>'

@@ -8,6 +8,7 @@ import argparse
 import importlib
 import io
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -46,6 +47,8 @@ class ReadError(Exception):
 
     def __init__(self, where: str, message: str) -> None:
         super().__init__(f"{where}: {message}")
+        self.where = where
+        self.reason = message
 
 
 @dataclass(slots=True)
@@ -270,6 +273,12 @@ def open_source(path: str, args: argparse.Namespace) -> tuple[IO[bytes], argpars
 def open_stream(path: str) -> IO[bytes]:
     if path == "-":
         return sys.stdin.buffer
+    if os.path.isdir(path):
+        raise ReadError(
+            path,
+            "is a directory, not a session folder toolpair knows; to check every session "
+            "under it, use `toolpair scan DIR`",
+        )
     try:
         return open(path, "rb")
     except OSError as e:
@@ -306,7 +315,7 @@ def _framework_hook(framework: str, where: str) -> Any:
         raise ReadError(
             where,
             f"looks like a {framework} dump, but {module_name} cannot be imported ({e}); "
-            f'install it with: pip install "toolpair[{framework}]"',
+            f"install it from a toolpair checkout with: {install_hint(framework)}",
         ) from None
     if not callable(getattr(module, "load_dump", None)):
         raise ReadError(where, f"{module_name} does not support reading {framework} dumps")
@@ -363,9 +372,77 @@ def invalid(name: str, unit: Unit, e: InvalidHistory) -> ReadError:
     return ReadError(location(name, unit, e.index), f"not a history toolpair can read: {e}")
 
 
-def named(r: Resolved, explicit_provider: bool) -> str:
+def named(r: Resolved, explicit_provider: bool, model: str | None = None) -> str:
     how = "" if explicit_provider else ", implied by the format"
-    return f"{r.format_name} format, {r.provider} rules{how}"
+    of = f" for model {model}" if model else ""
+    return f"{r.format_name} format, {r.provider} rules{of}{how}"
+
+
+def install_hint(extra: str, *more: str) -> str:
+    """How to install an extra: toolpair is installed from its repository, not PyPI."""
+    return " ".join([f'pip install ".[{extra}]"', *more])
+
+
+#: What the model ids of each API start with, as users write them (after any
+#: ``vendor/`` path): a model that matches none is not one toolpair can place there.
+_VENDOR_MODELS: dict[str, re.Pattern[str]] = {
+    "anthropic": re.compile(r"claude"),
+    "openai": re.compile(r"(gpt|o\d|chatgpt|codex|computer-use|ft:gpt|text-|davinci)"),
+    "gemini": re.compile(r"(gemini|gemma|learnlm)"),
+    "mistral": _MISTRAL_MODEL,
+    "deepseek": re.compile(r"deepseek"),
+}
+_VENDOR_MODELS["openai-responses"] = _VENDOR_MODELS["openai"]
+_VENDOR_MODELS["vertex"] = _VENDOR_MODELS["gemini"]
+_VENDOR_MODELS["deepseek-responses"] = _VENDOR_MODELS["deepseek"]
+
+
+def model_known(provider: str, model: str) -> bool:
+    """Whether ``model`` is a model of ``provider`` as toolpair reads model ids."""
+    if provider == "bedrock":
+        low = model.strip().lower()
+        # An opaque ARN (an application inference profile) names no model: the strict set
+        # is exactly what applies to it.
+        if low.startswith("arn:") or "arn:" in low:
+            return True
+        from toolpair.providers import get_profile
+
+        return get_profile("bedrock", model) is not get_profile("bedrock")
+    pattern = _VENDOR_MODELS.get(provider)
+    if pattern is None:  # portable: any model, its rules are the union anyway
+        return True
+    name = model.strip().lower().rsplit("/", 1)[-1].removeprefix("openai.")
+    return pattern.match(name) is not None
+
+
+#: (provider, model) pairs already warned about in this run: one warning, not one a file.
+_WARNED: set[tuple[str, str]] = set()
+
+
+def forget_warnings() -> None:
+    """A new run warns afresh (the command may run several times in one process)."""
+    _WARNED.clear()
+
+
+def checked_model(provider: str, model: str | None, otherwise: str | None = None) -> str | None:
+    """``--model`` for ``provider``: the model itself when toolpair can place it there;
+    else a warning naming the model (once a run), and None (no model: ``otherwise`` if the
+    caller has one, the strictest rules of that API if not)."""
+    if model is None or model_known(provider, model):
+        return model
+    if (provider, model) in _WARNED:
+        return None
+    _WARNED.add((provider, model))
+    fallback = (
+        f"the session's own model {otherwise} applies"
+        if otherwise
+        else f"the strictest {provider} rules apply, as with no --model"
+    )
+    err(
+        f"warning: --model {model} is not a model toolpair knows for {provider}; it is ignored "
+        f"and {fallback} (see: toolpair rules {provider})"
+    )
+    return None
 
 
 def err(msg: str) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from toolpair.cli.reading import err
+from toolpair.cli.reading import checked_model, err
 from toolpair.providers import PROVIDERS, get_profile
 
 
@@ -20,11 +20,17 @@ def cmd_rules(args: argparse.Namespace) -> int:
         return 2
     providers = [args.provider] if args.provider else [p for p in PROVIDERS if p != "portable"]
     for provider in providers:
-        profile = get_profile(provider, args.model)
-        model = f", model {args.model}" if args.model else ""
-        relax = rules.relaxed(provider, args.model) if args.model else None
-        print(f"{provider}{model}: {rules.traits(profile, relax)}")
-        for r in rules.rules_for(provider, args.model):
+        model = checked_model(provider, args.model)
+        profile = get_profile(provider, model)
+        shown = f", model {model}" if model else ""
+        if args.model and not model:
+            shown = f" (--model {args.model} ignored, not one of its models: the strictest rules)"
+        relax = rules.relaxed(provider, model) if model else None
+        traits = rules.traits(profile, relax)
+        if traits == "-":
+            traits = "the pairing rules below, nothing beyond them"
+        print(f"{provider}{shown}: {traits}")
+        for r in rules.rules_for(provider, model):
             print(f"  {r.ref:<4} {r.code:<46} {r.status:<10} {r.text}")
             if r.applies != "every model":
                 print(f"  {'':<4} {'':<46} applies to: {r.applies}")

@@ -75,9 +75,44 @@ def render_turns(
     return out
 
 
+def plural(n: int, one: str, many: str | None = None) -> str:
+    """``1 session``, ``2 sessions``."""
+    return f"{n} {one if n == 1 else (many or one + 's')}"
+
+
 def violation_line(loc: str, v: Violation) -> str:
     at = f" (at {v.path})" if v.path and v.path not in v.message else ""
-    return f"{loc}: [{v.code}] {v.message}{at}"
+    message = v.message
+    tag = f"messages.{v.index}"
+    if loc.endswith(tag) and message.startswith(f"{tag}: "):
+        # The location already says where the provider's text begins by saying.
+        message = message[len(tag) + 2 :]
+    return f"{loc}: [{v.code}] {message}{at}"
+
+
+def grouped(violations: Sequence[Violation]) -> list[tuple[Violation, list[str]]]:
+    """The portable rule set's findings, each once: the violations of one kind at one
+    message for the same ids, with every provider that reports it (in the order they
+    come), the first provider's violation standing for them all."""
+    groups: dict[tuple[int, tuple[str, ...], str], tuple[Violation, list[str]]] = {}
+    for v in violations:
+        provider, _, kind = v.code.partition(".")
+        key = (v.index, tuple(v.ids), kind or provider)
+        hit = groups.get(key)
+        if hit is None:
+            groups[key] = (v, [provider])
+        elif provider not in hit[1]:
+            hit[1].append(provider)
+    return list(groups.values())
+
+
+def group_line(loc: str, v: Violation, providers: Sequence[str]) -> str:
+    """One finding of the portable rule set, with the providers that refuse it."""
+    kind = v.code.partition(".")[2] or v.code
+    line = violation_line(loc, v)
+    body = line[line.index(f"[{v.code}]") + len(v.code) + 3 :]
+    head = line[: line.index(f"[{v.code}]")]
+    return f"{head}refused by {', '.join(providers)} [{kind}]: {body}"
 
 
 def violation_item(v: Violation, **where: Any) -> dict[str, Any]:

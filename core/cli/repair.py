@@ -16,6 +16,7 @@ from toolpair.cli.reading import (
     ReadError,
     Resolved,
     Unit,
+    checked_model,
     err,
     invalid,
     is_body,
@@ -34,8 +35,9 @@ from toolpair.sessions import atomic_write, backup
 def _repair_unit(shown: str, unit: Unit, args: argparse.Namespace) -> tuple[Resolved, Repaired]:
     r = resolve(unit.obj, args.format, args.provider, location(shown, unit, None))
     judged(r, args, location(shown, unit, None))
+    model = checked_model(r.provider, args.model)
     try:
-        return r, _api.repair(r.history, r.provider, model=args.model, format=r.format)
+        return r, _api.repair(r.history, r.provider, model=model, format=r.format)
     except InvalidHistory as e:
         raise invalid(shown, unit, e) from None
 
@@ -50,6 +52,13 @@ def _encode_output(r: Resolved, rep: Repaired, where: str) -> Any:
 
 def cmd_repair(args: argparse.Namespace) -> int:
     name: str = args.file
+    if getattr(args, "thread", None) is not None:
+        err(
+            "repair --thread: a LangGraph thread is repaired from Python, where the graph "
+            "and its model are: repair_thread(graph, config, model) (docs/langgraph.md); "
+            f"the command line only checks one: toolpair check {name} --thread {args.thread}"
+        )
+        return 2
     fmt = session_format(name, args.format)
     if fmt is not None:
         return session_repair(fmt, args)
@@ -70,7 +79,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
             r, rep = _repair_unit(shown, unit, args)
             loc = location(shown, unit, None)
             if rep.fixes:
-                print(f"{loc}: {named(r, args.provider is not None)}", file=sys.stderr)
+                shown_model = checked_model(r.provider, args.model)
+                print(f"{loc}: {named(r, args.provider is not None, shown_model)}", file=sys.stderr)
             for f in rep.fixes:
                 print(f"  {_fix_line(unit, f)}", file=sys.stderr)
                 nfix += f.kind != "unrepaired"

@@ -20,8 +20,8 @@ from typing import IO, Any
 
 from toolpair import _api, sessions
 from toolpair._model import InvalidHistory, Message, Violation
-from toolpair.cli.reading import ReadError, err
-from toolpair.cli.render import render_turns, violation_item, violation_line
+from toolpair.cli.reading import ReadError, checked_model, err
+from toolpair.cli.render import plural, render_turns, violation_item, violation_line
 from toolpair.sessions import Loaded, SessionError, SessionFormat, atomic_write, backup
 
 #: A session modified this recently may still be open in its agent.
@@ -150,8 +150,9 @@ def check_file(
     loaded, _data = read_session(fmt, name, need_bytes=False)
     if not loaded.messages:
         raise ReadError(name, _nothing(loaded))
+    model = checked_model(loaded.provider, args.model, loaded.model)
     try:
-        violations = validate(loaded, args.model)
+        violations = validate(loaded, model)
     except InvalidHistory as e:
         raise ReadError(name, f"not a history toolpair can read: {e}") from None
     for v in violations:
@@ -164,7 +165,7 @@ def check_file(
                     line=line,
                     provider=loaded.provider,
                     format=loaded.format,
-                    model=args.model or loaded.model,
+                    model=model or loaded.model,
                 )
             )
             continue
@@ -178,7 +179,7 @@ def check_file(
             if not violations
             else f"{len(violations)} violation{'s' if len(violations) != 1 else ''}"
         )
-        print(f"{name}: {count} ({described(loaded, args.model)})")
+        print(f"{name}: {count} ({described(loaded, model)})")
         if loaded.skipped:
             print(f"{name}: not judged (never sent): {loaded.skipped}")
     return len(violations)
@@ -190,9 +191,11 @@ def check_file(
 def _looks_open(fmt: SessionFormat, path: Path, st: os.stat_result) -> str | None:
     age = time.time() - st.st_mtime
     if age < OPEN_SECONDS:
+        # Said after the repair is written: if the agent still holds the session, it may
+        # write its own copy over the repair, so it is closed before the next resume.
         return (
-            f"{path} was written {age:.0f}s ago: the session may still be open; "
-            f"{fmt.close_hint} from a shell"
+            f"{path} was written {age:.0f}s ago: the session may still be open; if it is, "
+            f"{fmt.close_hint}, then check it again before you resume"
         )
     return None
 
@@ -211,8 +214,9 @@ def repair(fmt: SessionFormat, args: argparse.Namespace) -> int:
     loaded, data = read_session(fmt, name)
     if not loaded.messages:
         raise ReadError(name, _nothing(loaded))
-    before = validate(loaded, args.model)
-    plan = fmt.plan(loaded, data, args.model) if before else None
+    model = checked_model(loaded.provider, args.model, loaded.model)
+    before = validate(loaded, model)
+    plan = fmt.plan(loaded, data, model) if before else None
     if plan is None:
         left = len(before)
         msg = "nothing to repair" if not left else "nothing toolpair can repair"
@@ -229,8 +233,8 @@ def repair(fmt: SessionFormat, args: argparse.Namespace) -> int:
     if problem:
         err(f"{name}: refusing to write: {problem}")
         return 2
-    after = validate(after_loaded, args.model)
-    print(f"{name}: {described(loaded, args.model)}", file=sys.stderr)
+    after = validate(after_loaded, model)
+    print(f"{name}: {described(loaded, model)}", file=sys.stderr)
     for c in plan.changes:
         print(f"  {c}", file=sys.stderr)
     summary = f"{plan.fixes} fix{'es' if plan.fixes != 1 else ''}"
@@ -446,7 +450,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
         for r in errors:
             print(f"{r.path}: unreadable: {r.error}")
         print(
-            f"{shown_root}: {len(results)} sessions ({sizes / 1e6:.1f} MB) in {elapsed:.1f}s: "
+            f"{shown_root}: {plural(len(results), 'session')} ({sizes / 1e6:.1f} MB) in "
+            f"{elapsed:.1f}s: "
             f"{len(broken)} broken, {len(errors)} unreadable, {len(unjudged)} with "
             "nothing to judge"
             + ("; fix one with: toolpair repair FILE --in-place" if broken else "")

@@ -35,6 +35,13 @@ def backup(path: Path) -> Path:
     return kept
 
 
+def _umask() -> int:
+    """The process's umask (read by setting it, and set straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: Path, data: Iterable[bytes], *, mode_from: Path | None = None) -> None:
     """Write ``data`` to ``path`` so that a crash leaves either the old file or the new
     one: a temp file in the same directory, fsync, rename, fsync of the directory."""
@@ -47,9 +54,11 @@ def atomic_write(path: Path, data: Iterable[bytes], *, mode_from: Path | None = 
             f.flush()
             os.fsync(f.fileno())
         source = mode_from or (path if path.exists() else None)
-        if source is not None:
-            with contextlib.suppress(OSError):
-                os.chmod(tmp, os.stat(source).st_mode & 0o7777)
+        with contextlib.suppress(OSError):
+            # mkstemp creates the file 0600: a new file gets what open() would give it
+            # (0666 less the umask), a rewritten one keeps its own mode.
+            mode = os.stat(source).st_mode & 0o7777 if source is not None else 0o666 & ~_umask()
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

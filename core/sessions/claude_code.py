@@ -1088,7 +1088,7 @@ class ClaudeCode:
     agent = "Claude Code"
     provider = "anthropic"
     wire = "anthropic"
-    close_hint = "quit Claude Code (it appends to the file on exit) and run this again"
+    close_hint = "quit Claude Code (it appends to the file on exit)"
 
     def sniff(self, path: str) -> bool:
         return path != "-" and os.path.isfile(path) and sniff_file(path)

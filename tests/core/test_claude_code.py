@@ -704,7 +704,7 @@ def test_a_repair_that_leaves_violations_is_not_written_in_place(
     assert not p.with_name(p.name + ".bak").exists()
     assert f"spliced result at messages.3, line 10 ({M.BATCH[2]})" in err
     assert (
-        "  left: messages.11: [anthropic.content_after_tool_use] messages.11: `tool_use` ids "
+        "  left: messages.11: [anthropic.content_after_tool_use] `tool_use` ids "
         f"were found without `tool_result` blocks immediately after: {M.LAST_CALL}."
     ) in err
     assert "1 fix, 1 violation left; not written: the repaired session would still fail" in err

@@ -473,7 +473,7 @@ def test_a_framework_dump_without_the_framework_is_a_clear_error(tmp_path: Path)
     )
     r = run("check", path)
     assert r.returncode == 2
-    assert "pydantic-ai dump" in r.stderr and "toolpair[pydantic-ai]" in r.stderr
+    assert "pydantic-ai dump" in r.stderr and 'pip install ".[pydantic-ai]"' in r.stderr
 
 
 def _importable(name: str) -> bool:
@@ -537,3 +537,165 @@ def test_proxy_limit_flags_are_checked(capsys: pytest.CaptureFixture[str]) -> No
         main(["proxy", "--upstream", "http://127.0.0.1:9", "--max-body", "lots"])
     assert e.value.code == 2
     assert "not a size: 'lots'" in capsys.readouterr().err
+
+
+# -- issue 37: every line says what happened ---------------------------------------------
+
+
+def _main(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("content", [None, "", "  \n"], ids=["missing", "empty", "blank"])
+def test_check_json_of_an_unreadable_file_is_not_an_empty_array(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None
+) -> None:
+    path = tmp_path / "t.json"
+    if content is not None:
+        path.write_text(content, "utf-8")
+    code, out, err = _main(capsys, "check", path, "--json")
+    assert code == 2
+    items = json.loads(out)
+    # `[]` means "no violations" and nothing else: the file that was not read is an item
+    assert items == [{"file": str(path), "error": items[0]["error"]}]
+    assert items[0]["error"] in err and str(path) in err
+    # the files that were read are still reported beside it
+    code, out, _ = _main(capsys, "check", path, demo_file(tmp_path, "openai"), "--json")
+    assert code == 2
+    items = json.loads(out)
+    assert "error" in items[0] and all("code" in i for i in items[1:]) and len(items) > 1
+
+
+def test_check_of_a_directory_points_at_scan(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _main(capsys, "check", tmp_path)
+    assert code == 2 and out == ""
+    assert f"{tmp_path}: is a directory" in err and "toolpair scan DIR" in err
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "directory"])
+def test_map_html_to_a_place_it_cannot_write_is_a_clear_error(tmp_path: Path, where: str) -> None:
+    target = tmp_path / "nope" / "x.html" if where == "missing-folder" else tmp_path
+    r = run("map", demo_file(tmp_path, "anthropic"), "--html", target)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"toolpair: {target}: "), r.stderr
+    expected = "No such file or directory" if where == "missing-folder" else "is a directory"
+    assert expected in r.stderr
+
+
+def test_an_unknown_model_is_named_and_a_known_one_echoed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = demo_file(tmp_path, "anthropic")
+    code, out, err = _main(capsys, "check", path, "--model", "totally-made-up")
+    assert code == 1
+    assert err.count("warning: --model totally-made-up") == 1
+    assert "the strictest anthropic rules apply" in err
+    assert "for model" not in out
+    code, out, err = _main(capsys, "check", path, "--model", "claude-sonnet-4-6")
+    assert code == 1 and err == ""
+    assert "anthropic rules for model claude-sonnet-4-6" in out
+    code, _, err = _main(capsys, "repair", path, "--model", "gpt-4o", "-o", tmp_path / "o.json")
+    assert code == 0 and "--model gpt-4o is not a model toolpair knows for anthropic" in err
+    code, _, err = _main(capsys, "map", path, "--model", "gpt-4o")
+    assert code == 1 and "--model gpt-4o" in err
+
+
+def test_rules_for_a_model_of_another_provider_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = _main(capsys, "rules", "anthropic", "--model", "gpt-4o")
+    assert code == 0
+    head = out.splitlines()[0]
+    assert head.startswith("anthropic (--model gpt-4o ignored, not one of its models")
+    assert not head.endswith(": -")
+    assert "--model gpt-4o is not a model toolpair knows for anthropic" in err
+    code, out, err = _main(capsys, "rules", "bedrock", "--model", "us.anthropic.claude-sonnet-4-6")
+    assert err == "" and out.startswith("bedrock, model us.anthropic.claude-sonnet-4-6: ")
+
+
+def test_rule_a8_shows_the_pattern_as_the_api_writes_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, out, _ = _main(capsys, "rules", "anthropic")
+    assert "'^[a-zA-Z0-9_-]{1,64}$'" in out and "{{" not in out
+
+
+def test_portable_findings_are_one_line_each_with_their_providers(
+    tmp_path: Path, fake_langchain: types.ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dump = [{"type": "chat", "data": m} for m in load_demo("openai")["messages"]]
+    path = tmp_path / "lc.json"
+    path.write_text(json.dumps(dump), "utf-8")
+    code, out, _ = _main(capsys, "check", path)
+    assert code == 1
+    lines = out.splitlines()[:-1]
+    assert len(lines) == len(set(lines)), "a finding printed twice"
+    assert all(": refused by " in line for line in lines)
+    # one line names every provider that refuses the same call ids at the same message
+    assert any("refused by anthropic, openai, deepseek [missing_result]" in ln for ln in lines)
+    _, out, _ = _main(capsys, "check", path, "--json")
+    items = json.loads(out)
+    assert len(items) > len(lines)  # the JSON keeps each provider's own item
+    assert {i["code"].split(".")[0] for i in items} >= {"anthropic", "bedrock", "gemini"}
+
+
+def test_repair_thread_says_where_a_thread_is_repaired(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _main(capsys, "repair", tmp_path / "cp.sqlite", "--thread", "42")
+    assert code == 2 and out == ""
+    assert "repair_thread(graph, config, model)" in err
+    assert f"toolpair check {tmp_path / 'cp.sqlite'} --thread 42" in err
+
+
+def test_written_files_get_the_usual_permissions(tmp_path: Path) -> None:
+    src = demo_file(tmp_path, "anthropic")
+    out, page = tmp_path / "out.json", tmp_path / "map.html"
+    mask = os.umask(0o022)
+    try:
+        assert run("repair", src, "-o", out).returncode == 0
+        assert run("map", src, "--html", page).returncode == 1
+    finally:
+        os.umask(mask)
+    assert out.stat().st_mode & 0o777 == 0o644
+    assert page.stat().st_mode & 0o777 == 0o644
+    src.chmod(0o660)
+    assert run("repair", src, "--in-place").returncode == 0
+    assert src.stat().st_mode & 0o777 == 0o660
+
+
+def test_wording_plurals_articles_and_one_location(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    import toolpair
+
+    r = run("demo", "anthropic")
+    assert "1 violation, as anthropic" in r.stdout and "2 fixes" in r.stdout
+    assert "(s)" not in r.stdout and "(es)" not in r.stdout
+    assert "messages.1: [anthropic.missing_result] `tool_use` ids" in r.stdout
+    assert "messages.1: [anthropic.missing_result] messages.1:" not in r.stdout
+    r = run("map", demo_file(tmp_path, "anthropic"), "--html", tmp_path / "m.html")
+    assert "<h2>1 break</h2>" in (tmp_path / "m.html").read_text("utf-8")
+    with caplog.at_level(logging.WARNING, logger="toolpair"):
+        toolpair.repair(load_demo("anthropic"), "anthropic")
+    assert "toolpair repaired a history (anthropic format) for anthropic" in caplog.text
+    import cc_mutations
+
+    folder = tmp_path / "projects" / "-home-u-p"
+    folder.mkdir(parents=True)
+    session = folder / "3f0c2d4e-1111-4222-8333-444455556666.jsonl"
+    session.write_bytes(cc_mutations.m_delete_result())
+    code, out, _ = _main(capsys, "scan", tmp_path / "projects")
+    assert code == 1 and ": 1 session (" in out
+    code, _, err = _main(capsys, "repair", session, "--in-place")
+    assert code == 0
+    assert "may still be open; if it is, quit Claude Code" in err
+    assert "run this again" not in err and "from a shell" not in err
+    assert "check it again before you resume" in err

@@ -642,7 +642,7 @@ def test_cli_warns_about_an_open_task_and_refuses_a_locked_one(
     path, _data = broken(tmp_path, CLINE_TASK, "saoudrizwan.claude-dev", drop_last_result)
     code, _out, err = run(capsys, "repair", path.parent, "--in-place")
     assert code == 0
-    assert "the session may still be open; close the task first" in err
+    assert "the session may still be open; if it is, close the task first" in err
     path, data = broken(tmp_path / "b", ROO_TASK, "rooveterinaryinc.roo-cline", results_after_text)
     (path.parent / f"{TASK}.lock").mkdir()
     code, _out, err = run(capsys, "repair", path, "--in-place")

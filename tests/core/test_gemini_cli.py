@@ -525,7 +525,7 @@ def test_warns_when_the_session_looks_open(
     os.utime(p, None)
     code, _, err = run(capsys, "repair", p, "--in-place")
     assert code == 0
-    assert "may still be open; quit Gemini CLI (/quit)" in err
+    assert "may still be open; if it is, quit Gemini CLI (/quit)" in err
 
 
 def test_refuses_a_file_that_changed_while_it_was_read(
