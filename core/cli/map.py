@@ -43,7 +43,7 @@ class Picture:
 
 
 def pictures(name: str, args: argparse.Namespace) -> list[Picture]:
-    fmt = session_format(name, args.format)
+    fmt = session_format(name, args.format, raw=getattr(args, "raw", False))
     if fmt is not None:
         loaded, data = read_session(fmt, name)
         vs = validate(loaded, args.model)

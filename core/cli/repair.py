@@ -50,7 +50,7 @@ def _encode_output(r: Resolved, rep: Repaired, where: str) -> Any:
 
 def cmd_repair(args: argparse.Namespace) -> int:
     name: str = args.file
-    fmt = session_format(name, args.format)
+    fmt = session_format(name, args.format, raw=getattr(args, "raw", False))
     if fmt is not None:
         return session_repair(fmt, args)
     shown = "<stdin>" if name == "-" else name

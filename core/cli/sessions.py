@@ -30,14 +30,22 @@ OPEN_SECONDS = 120.0
 PARALLEL_FROM = 64
 
 
-def session_format(name: str, fmt: str | None) -> SessionFormat | None:
+def session_format(name: str, fmt: str | None, *, raw: bool = False) -> SessionFormat | None:
     """The session format ``name`` is read in: the one ``--format`` names, or the one
-    whose sniff claims the file; None for anything else (a message list, a body)."""
+    whose sniff claims the file; None for anything else (a message list, a body).
+    ``raw``: the format's view of what the file holds (``--raw``), where it has one."""
     if fmt is not None:
-        return sessions.get_format(fmt) if fmt in sessions.names() else None
-    if name == "-":
-        return None
-    return sessions.detect(name)
+        found = sessions.get_format(fmt) if fmt in sessions.names() else None
+    elif name == "-":
+        found = None
+    else:
+        found = sessions.detect(name)
+    if raw:
+        view = getattr(found, "raw_view", None)
+        if view is None:
+            raise ReadError(name, "--raw is for Codex rollouts (--format codex)")
+        found = view()
+    return found
 
 
 def load_file(fmt: SessionFormat, path: str) -> Loaded:
