@@ -132,9 +132,10 @@ def _is_turn(item: dict[str, Any]) -> bool:
     return not _text(item).lstrip().lower().startswith(_CONTEXT)
 
 
-def _call_id(item: dict[str, Any]) -> str | None:
+def _call_id(item: dict[str, Any]) -> str:
+    """The pairing id; a missing one reads as empty, as Codex reads it."""
     cid = item.get("call_id")
-    return cid if isinstance(cid, str) else None
+    return cid if isinstance(cid, str) else ""
 
 
 # -- reading ------------------------------------------------------------------------
@@ -154,7 +155,6 @@ class _Read:
     items: list[_Item] = field(default_factory=list)
     lines: int = 0
     bad: int = 0
-    unparsed: int = 0
     not_sent: int = 0
     compactions: int = 0
     rollbacks: int = 0
@@ -195,8 +195,7 @@ def _parse_lines(text_lines: Iterable[str]) -> _Read:
                 r.model = payload["model"]
         elif kind == "response_item":
             if not _readable(payload):
-                # serde refuses the line (a required field missing): Codex skips it.
-                r.unparsed += 1
+                r.bad += 1
                 continue
             history.append(_Item(payload, n, f"line {n}"))
         elif kind == "compacted":
@@ -224,13 +223,9 @@ def _parse_lines(text_lines: Iterable[str]) -> _Read:
 
 
 def _readable(p: dict[str, Any]) -> bool:
-    """Whether Codex's ResponseItem deserialises it: call ids are required strings."""
-    kind = p.get("type")
-    if kind in ("function_call", "custom_tool_call", "function_call_output"):
-        return isinstance(p.get("call_id"), str)
-    if kind == "custom_tool_call_output":
-        return isinstance(p.get("call_id"), str)
-    return isinstance(kind, str)
+    """Whether Codex reads the item at all (codex-cli 0.171.0 reads an output with no
+    ``call_id`` and sends it so: #42088)."""
+    return isinstance(p.get("type"), str)
 
 
 def _sent(p: dict[str, Any]) -> bool:
@@ -276,21 +271,24 @@ def _normalised(items: Sequence[_Item]) -> tuple[list[_Item], list[str]]:
         out.append(it)
         p = it.payload
         kind, cid = p.get("type"), _call_id(p)
-        if kind in CALLS and cid is not None and (CALLS[str(kind)], cid) not in outs:
+        if kind in CALLS and (CALLS[str(kind)], cid) not in outs:
             out.append(_Item(_synthetic(str(kind), cid, CODEX_ABORTED), None, "inserted by Codex"))
             notes.append(cid)
-    calls = {(CALLS[str(it.payload.get("type"))], _call_id(it.payload)) for it in items if it.payload.get("type") in CALLS}
+    calls = {
+        (CALLS[str(it.payload.get("type"))], _call_id(it.payload))
+        for it in items
+        if it.payload.get("type") in CALLS
+    }
     kept: list[_Item] = []
     dropped = 0
     for it in out:
         p = it.payload
-        kind = p.get("type")
-        if kind in OUTPUTS and not (kind == "tool_search_output" and p.get("execution") == "server"):
-            if (kind, _call_id(p)) not in calls and not (
-                kind == "tool_search_output" and _call_id(p) is None
-            ):
-                dropped += 1
-                continue
+        kind, cid = p.get("type"), _call_id(p)
+        # Observed with codex-cli 0.171.0: an output with no call id is sent as it is.
+        orphan = kind in OUTPUTS and cid and (kind, cid) not in calls
+        if orphan and not (kind == "tool_search_output" and p.get("execution") == "server"):
+            dropped += 1
+            continue
         kept.append(it)
     msgs = []
     if notes:
@@ -516,10 +514,6 @@ class CodexFormat:
         skipped = []
         if r.bad:
             skipped.append(f"{r.bad} line(s) that do not parse, skipped as Codex skips them")
-        if r.unparsed:
-            skipped.append(
-                f"{r.unparsed} response item(s) Codex cannot read (no call_id), skipped on resume"
-            )
         if r.not_sent:
             skipped.append(f"{r.not_sent} item(s) Codex does not send (snapshots, system, unknown)")
         return Loaded(
@@ -665,22 +659,37 @@ def _canonical(items: Sequence[_Item], chat: bool) -> tuple[list[dict[str, Any]]
     ids: dict[int, str] = {}
     k = 0
     pending: list[int] = []
+    answered = {(it.payload.get("type"), _call_id(it.payload)) for it in items}
     for i, it in enumerate(items):
         p = it.payload
-        if p.get("type") in CALLS and not _call_id(p):
+        kind = p.get("type")
+        if kind in CALLS and not _call_id(p):
             k += 1
             ids[i] = f"call_toolpair_{k}"
             pending.append(i)
             changes.append(f"{it.where}: a call with an empty call_id given {ids[i]}")
-        elif p.get("type") in OUTPUTS and not _call_id(p) and pending:
-            ids[i] = ids[pending.pop(0)]
+        elif kind in CALLS and (CALLS[str(kind)], _call_id(p)) not in answered:
+            pending.append(i)
+        elif kind in OUTPUTS and not _call_id(p):
+            # An output with no call id answers the nearest call before it still
+            # waiting for an output of its kind.
+            for j in reversed(pending):
+                if CALLS[str(items[j].payload.get("type"))] == kind:
+                    pending.remove(j)
+                    ids[i] = ids.get(j) or _call_id(items[j].payload)
+                    if j not in ids:
+                        changes.append(
+                            f"{it.where}: an output with no call_id given {ids[i]}, of the "
+                            "call before it left without output"
+                        )
+                    break
     first_out: dict[tuple[str, str], dict[str, Any]] = {}
     first_idx: dict[tuple[str, str], int] = {}
     for i, it in enumerate(items):
         p = it.payload
         if p.get("type") in OUTPUTS:
             cid = ids.get(i) or _call_id(p)
-            if cid is None or (str(p.get("type")), cid) in first_out:
+            if not cid or (str(p.get("type")), cid) in first_out:
                 continue
             first_out[(str(p.get("type")), cid)] = {**p, "call_id": cid} if i in ids else p
             first_idx[(str(p.get("type")), cid)] = i
@@ -710,7 +719,8 @@ def _canonical(items: Sequence[_Item], chat: bool) -> tuple[list[dict[str, Any]]
             cid = ids.get(i) or _call_id(p)
             key = (str(kind), cid or "")
             if key not in calls:
-                changes.append(f"{it.where}: left out an output whose call is gone ({cid})")
+                gone = f"whose call is gone ({cid})" if cid else "with no call_id and no call"
+                changes.append(f"{it.where}: left out an output {gone}")
             elif first_idx.get(key) != i:
                 changes.append(f"{it.where}: left out a second output for {cid}")
             elif chat and not _right_after(items, i):

@@ -80,8 +80,8 @@ def empty_call_ids() -> bytes:
 
 
 def output_without_call_id_key() -> bytes:
-    """#42088, the other shape: an output line with no ``call_id`` at all (Codex cannot
-    read that line and skips it; the call is left without output)."""
+    """#42088, the other shape: an output line with no ``call_id`` at all. codex-cli
+    0.171.0 reads it, answers the call 'aborted' and sends the output without an id."""
     objs = lines("exec")
     o = objs[_index(objs, lambda o: _item(o, "function_call_output"))]
     o["payload"] = {k: v for k, v in o["payload"].items() if k != "call_id"}
@@ -165,3 +165,14 @@ BREAKS: dict[str, Callable[[], bytes]] = {
     "duplicate_output": duplicate_output,
     "compaction_split": compaction_split,
 }
+
+#: The real rollout each break is made from (its file name carries the session id).
+SOURCE = {
+    "interrupted_shell": "killed",
+    "interrupted_patch": "patch",
+    "long_call_id": "patch",
+}
+
+
+def source(name: str) -> Path:
+    return real(SOURCE.get(name, "exec"))

@@ -109,7 +109,7 @@ EXPECTED = {
     "missing_output_mid": (False, True, "output"),
     "rejected_turn": (False, True, "compacted"),
     "empty_call_ids": (True, True, "compacted"),
-    "output_without_call_id_key": (False, True, "output"),
+    "output_without_call_id_key": (True, True, "compacted"),
     "duplicate_output": (True, True, "compacted"),
     "compaction_split": (False, True, "output"),
 }
@@ -230,9 +230,25 @@ def test_a_torn_last_line_is_skipped_and_the_append_starts_on_its_own_line(
     assert tail.startswith(b"\n{") and json.loads(tail)["ordinal"] == 11
 
 
-def test_a_line_codex_cannot_read_is_reported_not_judged() -> None:
-    loaded = F.load(M.output_without_call_id_key(), "x.jsonl")
-    assert "1 response item(s) Codex cannot read (no call_id)" in loaded.skipped
+def test_an_output_with_no_call_id_is_sent_and_given_its_call_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As codex-cli 0.171.0 sends it (tests/integrations/codex_cli): the call answered
+    'aborted', the output without an id; the repair gives the output its call's id."""
+    data = M.output_without_call_id_key()
+    loaded = F.load(data, "x.jsonl")
+    sent = [(m.get("type"), m.get("call_id"), m.get("output")) for m in loaded.messages]
+    assert ("function_call_output", "call_mock0002", CODEX_ABORTED) in sent
+    (v,) = judged(loaded)
+    assert v.code == "openai-responses.result_without_id"
+    p = put(tmp_path, data)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0, err
+    assert "an output with no call_id given call_mock0002" in err
+    after = F.load(p.read_bytes(), str(p))
+    outs = [m for m in after.messages if m.get("call_id") == "call_mock0002"]
+    assert [m["type"] for m in outs] == ["function_call", "function_call_output"]
+    assert "echo one" not in outs[1]["output"] and "Process exited" in outs[1]["output"]
 
 
 @pytest.mark.skipif(zstd_available(), reason="Python has compression.zstd")
