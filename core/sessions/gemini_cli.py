@@ -650,8 +650,8 @@ class GeminiCliFormat:
 
     def default_roots(self) -> list[Path]:
         home = os.environ.get("GEMINI_CLI_HOME") or str(Path.home())
-        root = Path(home) / ".gemini" / "tmp"
-        return [root] if root.is_dir() else []
+        # Named even when missing: scan says where it looked.
+        return [Path(home) / ".gemini" / "tmp"]
 
     def session_files(self, root: Path) -> Iterator[Path]:
         if root.is_file():

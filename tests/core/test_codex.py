@@ -338,3 +338,104 @@ def test_verify_refuses_an_append_that_changes_the_history() -> None:
     }
     after = RAW.load(data + json.dumps(bad).encode() + b"\n", "x.jsonl")
     assert F.verify(before, after) is not None
+
+
+# -- scan without --agent: every agent's files, each in its own format ---------------
+
+
+def _mixed(root: Path) -> set[str]:
+    """A folder holding sessions of every agent, pristine and broken (real files, broken
+    by each format's own mutations); the broken ones' paths."""
+    import shutil
+
+    import cc_mutations as CC
+    import gemini_mutations as G
+
+    bad: set[str] = set()
+
+    def write(rel: str, data: bytes, broken: bool) -> None:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+        if broken:
+            bad.add(str(p))
+
+    write("claude/-home-u-p/0000aaaa-0000-4000-8000-000000000000.jsonl", CC.LINEAR.read_bytes(), False)
+    write("claude/-home-u-p/0000bbbb-0000-4000-8000-000000000000.jsonl", CC.m_delete_result(), True)
+    write("gemini/p1/chats/session-2026-01-01T00-00-aaaaaaaa.jsonl", G.PARALLEL.read_bytes(), False)
+    write("gemini/p1/chats/session-2026-01-02T00-00-bbbbbbbb.jsonl", G.mid_history(), True)
+    write("codex/2026/01/01/rollout-a.jsonl", M.real("exec").read_bytes(), False)
+    write("codex/2026/01/01/rollout-b.jsonl", M.interrupted_shell(), False)  # healed by Codex
+    write("codex/2026/01/01/rollout-c.jsonl", M.duplicate_output(), True)
+    cline = Path(__file__).parent / "data" / "cline" / "saoudrizwan.claude-dev" / "tasks"
+    task = next(p for p in sorted(cline.iterdir()) if p.is_dir())
+    shutil.copytree(task, root / "cline" / "tasks" / "good")
+    shutil.copytree(task, root / "cline" / "tasks" / "bad")
+    history = json.loads((task / "api_conversation_history.json").read_bytes())
+    while history[-1]["role"] != "assistant" or not any(
+        isinstance(b, dict) and b.get("type") == "tool_use" for b in history[-1]["content"]
+    ):
+        history.pop()
+    write("cline/tasks/bad/api_conversation_history.json", json.dumps(history).encode(), True)
+    write("notes/todo.jsonl", b'{"todo": "not a session"}\n', False)
+    return bad
+
+
+def test_scan_without_agent_lists_exactly_the_broken_sessions_of_every_agent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = _mixed(tmp_path)
+    code, out, _ = run(capsys, "scan", tmp_path, "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert {b["file"] for b in report["broken"]} == bad
+    assert {b["file"]: b["format"] for b in report["broken"]} == {
+        p: ("claude-code" if "/claude/" in p else "gemini-cli" if "/gemini/" in p
+            else "codex" if "/codex/" in p else "cline")
+        for p in bad
+    }
+    assert report["by_agent"] == {"claude-code": 2, "gemini-cli": 2, "codex": 3, "cline": 2}
+    assert report["not_recognised"] == [str(tmp_path / "notes" / "todo.jsonl")]
+    code, out, _ = run(capsys, "scan", tmp_path)
+    assert code == 1
+    assert "todo.jsonl: not judged: not a session of any agent toolpair knows" in out
+    assert "9 sessions (2 Claude Code, 2 Gemini CLI, 3 Codex CLI, 2 Cline family" in out
+    assert "4 broken" in out and "1 not recognised" in out
+
+
+def test_scan_without_a_folder_looks_in_every_agents_place_and_says_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
+    monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
+    for var in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CODEX_HOME", "CLINE_DIR",
+                "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR"):
+        monkeypatch.delenv(var, raising=False)
+    code, _, err = run(capsys, "scan")
+    assert code == 2 and "no any agent's sessions here" not in err
+    assert "no sessions of any agent here (looked in" in err
+    assert str(tmp_path / ".claude" / "projects") in err
+    home = tmp_path / ".codex"
+    bad = put(home, M.duplicate_output())
+    gem = tmp_path / ".gemini" / "tmp" / "p" / "chats"
+    gem.mkdir(parents=True)
+    import gemini_mutations as G
+
+    (gem / "session-2026-01-01T00-00-aaaaaaaa.jsonl").write_bytes(G.PARALLEL.read_bytes())
+    code, out, _ = run(capsys, "scan")
+    assert code == 1
+    assert f"looked in: {home / 'sessions'}, {tmp_path / '.gemini' / 'tmp'}" in out or (
+        f"looked in: {tmp_path / '.gemini' / 'tmp'}, {home / 'sessions'}" in out
+    )
+    assert f"not found: {tmp_path / '.claude' / 'projects'}" in out
+    assert out.splitlines()[0].startswith(f"{bad}:")
+
+
+def test_scan_agent_gemini_cli_without_a_folder_says_where_it_looked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
+    code, _, err = run(capsys, "scan", "--agent", "gemini-cli")
+    assert code == 2
+    assert f"no Gemini CLI sessions here (looked in {tmp_path / '.gemini' / 'tmp'})" in err

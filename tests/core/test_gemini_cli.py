@@ -371,7 +371,8 @@ def test_default_roots_follow_gemini_cli_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
-    assert F.default_roots() == []
+    # Named even before it exists: scan says where it looked.
+    assert F.default_roots() == [tmp_path / ".gemini" / "tmp"]
     (tmp_path / ".gemini" / "tmp").mkdir(parents=True)
     assert F.default_roots() == [tmp_path / ".gemini" / "tmp"]
     monkeypatch.delenv("GEMINI_CLI_HOME")
