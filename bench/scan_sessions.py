@@ -113,8 +113,11 @@ def make_gemini_tree(root: Path, sessions: int) -> tuple[int, int, int]:
 def _codex_lines(i: int, turns: int, broken: bool, cut: bool) -> list[str]:
     src = next(CODEX.rglob("rollout-*.jsonl"))
     objs = [json.loads(x) for x in src.read_bytes().splitlines() if x.strip()]
-    second = next(k for k, o in enumerate(objs) if k and o["type"] == "event_msg"
-                  and o["payload"].get("type") == "task_started")
+    second = next(
+        k
+        for k, o in enumerate(objs)
+        if k and o["type"] == "event_msg" and o["payload"].get("type") == "task_started"
+    )
     out = [json.loads(json.dumps(o)) for o in objs[:second]]
     sid = f"0000{i:04x}-0000-7000-8000-{i:012x}"
     out[0]["payload"]["id"] = out[0]["payload"]["session_id"] = sid
@@ -128,12 +131,18 @@ def _codex_lines(i: int, turns: int, broken: bool, cut: bool) -> list[str]:
                         p[key] = f"{p[key]}_{t}"
             out.append(o)
     if broken:
-        dup = next(o for o in reversed(out) if o["type"] == "response_item"
-                   and o["payload"]["type"] == "function_call_output")
+        dup = next(
+            o
+            for o in reversed(out)
+            if o["type"] == "response_item" and o["payload"]["type"] == "function_call_output"
+        )
         out.append(json.loads(json.dumps(dup)))
     if cut:
-        last = max(k for k, o in enumerate(out) if o["type"] == "response_item"
-                   and o["payload"]["type"] == "function_call")
+        last = max(
+            k
+            for k, o in enumerate(out)
+            if o["type"] == "response_item" and o["payload"]["type"] == "function_call"
+        )
         out = out[: last + 1]
     for n, o in enumerate(out):
         o["ordinal"] = n

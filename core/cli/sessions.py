@@ -551,8 +551,7 @@ def add_commands(sub: Any) -> None:
         "--agent",
         choices=sessions.names(),
         default=None,
-        help="only this agent's sessions (default: every agent's, each file in its own "
-        "format)",
+        help="only this agent's sessions (default: every agent's, each file in its own format)",
     )
     s.add_argument("--json", action="store_true", help="print a JSON report")
     s.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes")

@@ -109,7 +109,7 @@ def _decompress(data: bytes) -> bytes:
         ) from None
     try:
         out: bytes = zstd.decompress(data)
-    except Exception as e:  # noqa: BLE001 - the library's own error types vary
+    except Exception as e:
         raise SessionError(f"a .jsonl.zst rollout that does not decompress: {e}") from None
     return out
 
@@ -244,7 +244,11 @@ def _rebuilt(history: list[_Item], message: Any, n: int) -> list[_Item]:
     summary = message if isinstance(message, str) else ""
     out.append(
         _Item(
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": summary}]},
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": summary}],
+            },
             n,
             f"line {n} summary",
         )
@@ -301,7 +305,13 @@ def _normalised(items: Sequence[_Item]) -> tuple[list[_Item], list[str]]:
 def _synthetic(call_type: str, cid: str, text: str) -> dict[str, Any]:
     kind = CALLS[call_type]
     if kind == "tool_search_output":
-        return {"type": kind, "call_id": cid, "status": "completed", "execution": "client", "tools": []}
+        return {
+            "type": kind,
+            "call_id": cid,
+            "status": "completed",
+            "execution": "client",
+            "tools": [],
+        }
     return {"type": kind, "call_id": cid, "output": text}
 
 
@@ -325,10 +335,18 @@ def _chat(items: Sequence[_Item]) -> tuple[list[dict[str, Any]], list[_Item]]:
             call = {
                 "id": _call_id(p),
                 "type": "function",
-                "function": {"name": p.get("name", kind), "arguments": args if isinstance(args, str) else json.dumps(args)},
+                "function": {
+                    "name": p.get("name", kind),
+                    "arguments": args if isinstance(args, str) else json.dumps(args),
+                },
             }
             prev = msgs[-1] if msgs else None
-            if prev is not None and prev["role"] == "assistant" and src[-1] is not it and _merges(items, it, src[-1]):
+            if (
+                prev is not None
+                and prev["role"] == "assistant"
+                and src[-1] is not it
+                and _merges(items, it, src[-1])
+            ):
                 prev.setdefault("tool_calls", []).append(call)
             else:
                 msgs.append({"role": "assistant", "content": None, "tool_calls": [call]})
@@ -345,9 +363,7 @@ def _merges(items: Sequence[_Item], it: _Item, start: _Item) -> bool:
     """Whether ``it`` follows the assistant message started at ``start`` with nothing
     but reasoning or calls between (Codex attaches such calls to that message)."""
     i, j = items.index(start), items.index(it)
-    return all(
-        items[k].payload.get("type") in ("reasoning", *CALLS) for k in range(i + 1, j)
-    )
+    return all(items[k].payload.get("type") in ("reasoning", *CALLS) for k in range(i + 1, j))
 
 
 # -- the format ----------------------------------------------------------------------
@@ -459,13 +475,17 @@ class CodexFormat:
 
     def looks_like(self, objs: list[Any]) -> bool:
         return any(
-            isinstance(o, dict) and o.get("type") == "session_meta" and isinstance(o.get("payload"), dict)
+            isinstance(o, dict)
+            and o.get("type") == "session_meta"
+            and isinstance(o.get("payload"), dict)
             for o in objs[:3]
         )
 
     def history(self, obj: Any) -> list[Any]:
         if not isinstance(obj, list | tuple) or not self.looks_like(list(obj)):
-            raise InvalidHistory("a codex rollout is a list of line objects starting with session_meta")
+            raise InvalidHistory(
+                "a codex rollout is a list of line objects starting with session_meta"
+            )
         text = [json.dumps(o) + "\n" for o in obj]
         r = _parse_lines(text)
         items = r.items if self.raw else _normalised(r.items)[0]
@@ -475,14 +495,19 @@ class CodexFormat:
         if not r.meta:
             raise SessionError("not a Codex rollout: no session_meta line")
         chat = _chat_wire(path, r.meta.get("model_provider"))
+        notes: list[str] = []
         if self.raw:
-            items, notes = list(r.items), []
+            items = list(r.items)
         else:
             items, notes = _normalised(r.items)
         model = r.model
         provider = "openai" if chat else "openai-responses"
         stand = _Item(
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": NEXT_PROMPT}]},
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_text", "text": NEXT_PROMPT}],
+            },
             None,
             "the next prompt",
         )
@@ -493,8 +518,9 @@ class CodexFormat:
             messages = [it.payload for it in [*items, stand]]
             src = [*items, stand]
             wire = "openai-responses"
+        view = "raw: what the file holds" if self.raw else "as Codex sends it on resume"
         parts = [
-            f"codex format ({'raw: what the file holds' if self.raw else 'as Codex sends it on resume'})",
+            f"codex format ({view})",
             f"{'Chat Completions' if chat else 'Responses'} rules",
         ]
         if model:
@@ -568,7 +594,9 @@ class CodexFormat:
             return (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
 
         if dangling:
-            added = b"".join(line("response_item", _synthetic(k, cid, ABORTED)) for k, cid, _ in dangling)
+            added = b"".join(
+                line("response_item", _synthetic(k, cid, ABORTED)) for k, cid, _ in dangling
+            )
             new = data + tail + added
             after = self.load(new, loaded.path)
             if not self._violations(after, m):
@@ -626,7 +654,9 @@ def _same_call(new: dict[str, Any], old: dict[str, Any]) -> bool:
     """An empty-id call given an id by the repair, otherwise the same."""
     if old.get("type") not in CALLS or old.get("call_id") not in ("", None):
         return False
-    return {k: v for k, v in new.items() if k != "call_id"} == {k: v for k, v in old.items() if k != "call_id"}
+    return {k: v for k, v in new.items() if k != "call_id"} == {
+        k: v for k, v in old.items() if k != "call_id"
+    }
 
 
 def _has_call(items: Sequence[_Item], out: dict[str, Any]) -> bool:
@@ -636,7 +666,9 @@ def _has_call(items: Sequence[_Item], out: dict[str, Any]) -> bool:
 
 def _duplicate(items: Sequence[_Item], out: dict[str, Any]) -> bool:
     cid, kind = _call_id(out), out.get("type")
-    return sum(1 for it in items if it.payload.get("type") == kind and _call_id(it.payload) == cid) > 1
+    return (
+        sum(1 for it in items if it.payload.get("type") == kind and _call_id(it.payload) == cid) > 1
+    )
 
 
 def _dangling(items: Sequence[_Item]) -> list[tuple[str, str, str]]:

@@ -1059,7 +1059,7 @@ def _undoubled(history: list[Any]) -> tuple[list[Any], list[str]]:
             seen = []
             out.append(turn)
             continue
-        parts = turn.get("parts") if isinstance(turn.get("parts"), list) else []
+        parts = _list(turn.get("parts"))
         kept = []
         dropped = 0
         for p in parts:

@@ -154,7 +154,12 @@ def compression_split(data: bytes | None = None) -> bytes:
         final[r["id"]] = r
     ordered = list(final.values())
     i = next(k for k, r in enumerate(ordered) if r.get("type") == "gemini" and r.get("toolCalls"))
-    summary = {"id": "summary-1", "timestamp": "t", "type": "user", "content": [{"text": "Summary: the user asked to look at notes.txt."}]}
+    summary = {
+        "id": "summary-1",
+        "timestamp": "t",
+        "type": "user",
+        "content": [{"text": "Summary: the user asked to look at notes.txt."}],
+    }
     split = {"id": "split-1", "timestamp": "t", "type": "user", "content": _responses(ordered[i])}
     out = [summary, split, *ordered[i + 1 :]]
     return data + js({"$set": {"messages": out}}) + b"\n"

@@ -23,9 +23,7 @@ F = get_format("codex")
 RAW = F.raw_view()  # type: ignore[attr-defined]
 
 
-def put(
-    home: Path, data: bytes, name: str = "rollout-2026-01-01T00-00-00-0000-aaaa.jsonl"
-) -> Path:
+def put(home: Path, data: bytes, name: str = "rollout-2026-01-01T00-00-00-0000-aaaa.jsonl") -> Path:
     """``data`` as a rollout under ``home/sessions/2026/01/01``, written an hour ago."""
     d = home / "sessions" / "2026" / "01" / "01"
     d.mkdir(parents=True, exist_ok=True)
@@ -93,9 +91,11 @@ def test_killed_rollout_is_healed_by_codex_and_broken_as_the_file_holds_it() -> 
     data = M.interrupted_shell()
     healed = F.load(data, "k.jsonl")
     assert judged(healed) == []
-    assert {"type": "function_call_output", "call_id": "call_mock0002", "output": CODEX_ABORTED} in (
-        healed.messages
-    )
+    assert {
+        "type": "function_call_output",
+        "call_id": "call_mock0002",
+        "output": CODEX_ABORTED,
+    } in (healed.messages)
     assert "1 call(s) without output answered 'aborted' by Codex" in healed.described
     (v,) = judged(RAW.load(data, "k.jsonl"))
     assert (v.code, v.index, v.ids) == ("openai-responses.missing_output", 3, ("call_mock0002",))
@@ -360,7 +360,9 @@ def _mixed(root: Path) -> set[str]:
         if broken:
             bad.add(str(p))
 
-    write("claude/-home-u-p/0000aaaa-0000-4000-8000-000000000000.jsonl", CC.LINEAR.read_bytes(), False)
+    write(
+        "claude/-home-u-p/0000aaaa-0000-4000-8000-000000000000.jsonl", CC.LINEAR.read_bytes(), False
+    )
     write("claude/-home-u-p/0000bbbb-0000-4000-8000-000000000000.jsonl", CC.m_delete_result(), True)
     write("gemini/p1/chats/session-2026-01-01T00-00-aaaaaaaa.jsonl", G.PARALLEL.read_bytes(), False)
     write("gemini/p1/chats/session-2026-01-02T00-00-bbbbbbbb.jsonl", G.mid_history(), True)
@@ -390,8 +392,15 @@ def test_scan_without_agent_lists_exactly_the_broken_sessions_of_every_agent(
     report = json.loads(out)
     assert {b["file"] for b in report["broken"]} == bad
     assert {b["file"]: b["format"] for b in report["broken"]} == {
-        p: ("claude-code" if "/claude/" in p else "gemini-cli" if "/gemini/" in p
-            else "codex" if "/codex/" in p else "cline")
+        p: (
+            "claude-code"
+            if "/claude/" in p
+            else "gemini-cli"
+            if "/gemini/" in p
+            else "codex"
+            if "/codex/" in p
+            else "cline"
+        )
         for p in bad
     }
     assert report["by_agent"] == {"claude-code": 2, "gemini-cli": 2, "codex": 3, "cline": 2}
@@ -409,8 +418,14 @@ def test_scan_without_a_folder_looks_in_every_agents_place_and_says_which(
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
     monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
-    for var in ("CLAUDE_CONFIG_DIR", "GEMINI_CLI_HOME", "CODEX_HOME", "CLINE_DIR",
-                "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR"):
+    for var in (
+        "CLAUDE_CONFIG_DIR",
+        "GEMINI_CLI_HOME",
+        "CODEX_HOME",
+        "CLINE_DIR",
+        "CLINE_DATA_DIR",
+        "CLINE_SESSION_DATA_DIR",
+    ):
         monkeypatch.delenv(var, raising=False)
     code, _, err = run(capsys, "scan")
     assert code == 2 and "no any agent's sessions here" not in err

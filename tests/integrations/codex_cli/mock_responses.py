@@ -29,9 +29,7 @@ def _text(item: dict[str, Any]) -> str:
     content = item.get("content")
     if isinstance(content, str):
         return content
-    return "".join(
-        c.get("text", "") for c in content or [] if isinstance(c, dict) and "text" in c
-    )
+    return "".join(c.get("text", "") for c in content or [] if isinstance(c, dict) and "text" in c)
 
 
 def answer(body: dict[str, Any], ids: Iterator[int]) -> list[dict[str, Any]]:

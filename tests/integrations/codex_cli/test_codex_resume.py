@@ -10,21 +10,17 @@ dropped into a fresh CODEX_HOME under their own sessions/YYYY/MM/DD/ path. Needs
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
+import codex_mutations as M
 import driver
 import pytest
 from mock_responses import serving
 
-sys.path.insert(0, str(Path(__file__).parents[2] / "core"))
-
-import codex_mutations as M  # noqa: E402
-
-import toolpair  # noqa: E402
-from toolpair.cli import main  # noqa: E402
-from toolpair.sessions import get_format  # noqa: E402
+import toolpair
+from toolpair.cli import main
+from toolpair.sessions import get_format
 
 CODEX = driver.cli()
 pytestmark = pytest.mark.skipif(CODEX is None, reason="CODEX_CLI: the Codex CLI is not installed")
