@@ -204,10 +204,11 @@ def main() -> None:
         wall, files, found = _in_process(args.agent, root)
         # The gemini-cli tree's checkpoints are listed too.
         sessions_seen = files - (args.sessions // 1000 if args.agent == "gemini-cli" else 0)
+        extra = " (the checkpoints included)" if args.agent == "gemini-cli" else ""
         assert sessions_seen == args.sessions and found == broken, (files, found, broken)
         print(
             f"format in process: {files / wall:.0f} files/s, {size / 1e6 / wall:.1f} MB/s, "
-            f"{wall:.2f}s for {files} files (the checkpoints included), {found} broken"
+            f"{wall:.2f}s for {files} files{extra}, {found} broken"
         )
         _command(["--agent", args.agent], root, files, broken, size)
         if args.agent == "codex":
