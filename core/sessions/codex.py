@@ -319,10 +319,12 @@ def _synthetic(call_type: str, cid: str, text: str) -> dict[str, Any]:
 
 
 def _chat(items: Sequence[_Item]) -> tuple[list[dict[str, Any]], list[_Item]]:
-    """The Chat Completions messages Codex builds from the items, and per message the
-    item it starts at."""
+    """The Chat Completions messages Codex builds from the items (calls after an
+    assistant message, with nothing but reasoning or calls between, join that message),
+    and per message the item it starts at."""
     msgs: list[dict[str, Any]] = []
     src: list[_Item] = []
+    attach: dict[str, Any] | None = None
     for it in items:
         p = it.payload
         kind = p.get("type")
@@ -330,6 +332,7 @@ def _chat(items: Sequence[_Item]) -> tuple[list[dict[str, Any]], list[_Item]]:
             role = {"developer": "system"}.get(str(p.get("role")), str(p.get("role")))
             msgs.append({"role": role, "content": _text(p)})
             src.append(it)
+            attach = msgs[-1] if role == "assistant" else None
         elif kind in CALLS:
             args = p.get("arguments", p.get("input", ""))
             call = {
@@ -340,30 +343,21 @@ def _chat(items: Sequence[_Item]) -> tuple[list[dict[str, Any]], list[_Item]]:
                     "arguments": args if isinstance(args, str) else json.dumps(args),
                 },
             }
-            prev = msgs[-1] if msgs else None
-            if (
-                prev is not None
-                and prev["role"] == "assistant"
-                and src[-1] is not it
-                and _merges(items, it, src[-1])
-            ):
-                prev.setdefault("tool_calls", []).append(call)
+            if attach is not None:
+                attach.setdefault("tool_calls", []).append(call)
             else:
                 msgs.append({"role": "assistant", "content": None, "tool_calls": [call]})
                 src.append(it)
+                attach = msgs[-1]
         elif kind in OUTPUTS:
             out = p.get("output")
             text = out if isinstance(out, str) else json.dumps(out)
             msgs.append({"role": "tool", "tool_call_id": _call_id(p), "content": text})
             src.append(it)
+            attach = None
+        elif kind != "reasoning":
+            attach = None
     return msgs, src
-
-
-def _merges(items: Sequence[_Item], it: _Item, start: _Item) -> bool:
-    """Whether ``it`` follows the assistant message started at ``start`` with nothing
-    but reasoning or calls between (Codex attaches such calls to that message)."""
-    i, j = items.index(start), items.index(it)
-    return all(items[k].payload.get("type") in ("reasoning", *CALLS) for k in range(i + 1, j))
 
 
 # -- the format ----------------------------------------------------------------------
