@@ -10,6 +10,7 @@ dropped into a fresh CODEX_HOME under their own sessions/YYYY/MM/DD/ path. Needs
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -113,3 +114,62 @@ def test_a_pristine_rollout_resumes_unchanged(tmp_path: Path) -> None:
     requests, dest = resume(tmp_path, BASE, data)
     assert verdicts(requests) == [[] for _ in requests]
     assert dest.read_bytes().startswith(data)
+
+
+def _cmd(*args: str) -> int:
+    return main(list(args))
+
+
+def test_repaired_in_its_own_codex_home(tmp_path: Path) -> None:
+    """The rollout repaired where Codex keeps it, beside the state and history databases
+    it has already indexed it in: the appended lines reach the next resume."""
+    assert CODEX is not None
+    with serving() as mock:
+        home = tmp_path / "codex-home"
+        work = driver.prepare(home, mock)
+        call = 'CALL:[{"name": "exec_command", "args": {"cmd": "sleep 30"}}]'
+        driver.run(CODEX, home, work, mock, call, kill_when=lambda m: len(m.requests) >= 1)
+        (rollout,) = driver.rollouts(home)
+        data = rollout.read_bytes()
+        dbs = {p.name: p.read_bytes() for p in home.glob("*.sqlite")}
+        assert "state_5.sqlite" in dbs
+        assert _cmd("repair", "--raw", str(rollout), "--in-place") == 0
+        assert rollout.read_bytes().startswith(data)
+        assert {p.name: p.read_bytes() for p in home.glob("*.sqlite")} == dbs
+        sid = rollout.name.removesuffix(".jsonl").split("-", 6)[-1]
+        seen = len(mock.requests)
+        p = driver.run(CODEX, home, work, mock, "resume", sid, "Go on.")
+        assert p.returncode == 0, p.stderr[-3000:]
+        sent = mock.requests[seen]
+        outputs = [i for i in sent["input"] if i.get("type") == "function_call_output"]
+        assert len(outputs) == 1 and "added by toolpair repair" in outputs[0]["output"]
+        assert verdicts(mock.requests[seen:]) == [[] for _ in mock.requests[seen:]]
+
+
+def test_a_history_replacement_reaches_the_resume_in_its_own_codex_home(tmp_path: Path) -> None:
+    """An output written twice in the rollout Codex has indexed: Codex sends both; the
+    appended compacted line (Codex's own replacement) makes the next resume send one."""
+    assert CODEX is not None
+    with serving() as mock:
+        home = tmp_path / "codex-home"
+        work = driver.prepare(home, mock)
+        call = 'CALL:[{"name": "exec_command", "args": {"cmd": "echo one"}}]'
+        assert driver.run(CODEX, home, work, mock, call).returncode == 0
+        (rollout,) = driver.rollouts(home)
+        lines = [json.loads(x) for x in rollout.read_bytes().splitlines()]
+        out = next(o for o in lines if o["payload"].get("type") == "function_call_output")
+        again = {**out, "ordinal": lines[-1]["ordinal"] + 1}
+        rollout.write_bytes(rollout.read_bytes() + json.dumps(again).encode() + b"\n")
+        sid = rollout.name.removesuffix(".jsonl").split("-", 6)[-1]
+        seen = len(mock.requests)
+        assert driver.run(CODEX, home, work, mock, "resume", sid, "Go on.").returncode == 0
+        assert verdicts(mock.requests[seen : seen + 1]) != [[]], "the repeat reaches the wire"
+        data = rollout.read_bytes()
+        assert _cmd("repair", str(rollout), "--in-place") == 0
+        assert rollout.read_bytes().startswith(data)
+        seen = len(mock.requests)
+        p = driver.run(CODEX, home, work, mock, "resume", sid, "And now.")
+        assert p.returncode == 0, p.stderr[-3000:]
+        assert verdicts(mock.requests[seen:]) == [[] for _ in mock.requests[seen:]]
+        outs = [i for i in mock.requests[seen]["input"] if i.get("type") == "function_call_output"]
+        assert len(outs) == 1 and "Process exited" in outs[0]["output"]
