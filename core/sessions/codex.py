@@ -596,6 +596,21 @@ class CodexFormat:
             if not self._violations(after, m):
                 changes = [f"appended an output for {name} ({cid})" for _, cid, name in dangling]
                 return Plan(changes, new, len(changes))
+        if st.chat:
+            # Seen with codex-cli 0.80.0 (tests/integrations/codex_cli): with a provider on
+            # wire_api = "chat" it resumes past an appended replacement_history and
+            # sends the items as they were; 0.171.0, which takes the replacement, refuses
+            # the chat wire API. No append fixes what a chat upstream refuses.
+            return Plan(
+                [
+                    "unrepaired: on a Chat Completions provider (wire_api = \"chat\") Codex "
+                    "does not replay an appended history replacement, and no output line "
+                    "can move or remove an item: switch the provider to wire_api = "
+                    "\"responses\" (or start a new session)"
+                ],
+                data,
+                0,
+            )
         ordinal = st.read.last_ordinal
         history, changes = _canonical(raw, st.chat)
         if not changes:

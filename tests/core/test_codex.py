@@ -177,7 +177,8 @@ def test_a_chat_completions_upstream_refuses_a_late_output(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Bedrock or Kimi through a chat proxy: each tool message right after its call. The
-    Responses API pairs by call_id and takes the same file."""
+    Responses API pairs by call_id and takes the same file. Codex on the chat wire API
+    does not replay an appended replacement (seen with 0.80.0): repair refuses, exit 1."""
     data = M.late_output()
     home = tmp_path / "codex"
     p = put(home, data)
@@ -187,13 +188,12 @@ def test_a_chat_completions_upstream_refuses_a_late_output(
     assert (loaded.provider, loaded.wire) == ("openai", "openai")
     assert "Chat Completions rules" in loaded.described
     vs = judged(loaded)
-    assert vs and vs[0].code.startswith("openai.")
+    assert [v.code for v in vs] == ["openai.missing_result", "openai.unexpected_tool_message"]
+    assert loaded.line_of(vs[1]) == 23  # the late output, after the next prompt
     code, _, err = run(capsys, "repair", p, "--in-place")
-    assert code == 0, err
-    assert "moved the output for call_mock0002 right after its call" in err
-    new = p.read_bytes()
-    assert new.startswith(data)
-    assert judged(F.load(new, str(p))) == []
+    assert code == 1
+    assert 'does not replay an appended history replacement' in err and "not written" in err
+    assert p.read_bytes() == data and not Path(f"{p}.bak").exists()
 
 
 def test_an_append_that_cannot_make_it_valid_exits_1_and_writes_nothing(

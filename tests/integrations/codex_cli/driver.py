@@ -22,11 +22,13 @@ def cli() -> str | None:
     return path if path and Path(path).is_file() else None
 
 
-def prepare(home: Path, mock: MockResponses, *, wire_api: str = "responses") -> Path:
+def prepare(
+    home: Path, mock: MockResponses, *, wire_api: str = "responses", model: str = MODEL
+) -> Path:
     """A CODEX_HOME whose config sends every request to the mock; the work folder."""
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(
-        f'model = "{MODEL}"\n'
+        f'model = "{model}"\n'
         'model_provider = "mock"\n'
         'approval_policy = "never"\n'
         'sandbox_mode = "danger-full-access"\n'
