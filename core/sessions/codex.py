@@ -57,7 +57,10 @@ ABORTED = "aborted: no output was recorded for this call (added by toolpair repa
 _SNIFF = 65536
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _NAME = re.compile(r"rollout-.+\.jsonl(\.zst)?\Z")
-_HEAD = re.compile(rb'\A\s*\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?"type":"session_meta"')
+_HEAD = re.compile(
+    rb'\A\s*\{\s*"timestamp"\s*:\s*"[^"]*"\s*,\s*(?:"ordinal"\s*:\s*\d+\s*,\s*)?'
+    rb'"type"\s*:\s*"session_meta"'
+)
 
 #: Call item type -> the output type that answers it (normalize.rs pairs local shell
 #: calls with function_call_output).
@@ -603,10 +606,10 @@ class CodexFormat:
             # the chat wire API. No append fixes what a chat upstream refuses.
             return Plan(
                 [
-                    "unrepaired: on a Chat Completions provider (wire_api = \"chat\") Codex "
+                    'unrepaired: on a Chat Completions provider (wire_api = "chat") Codex '
                     "does not replay an appended history replacement, and no output line "
                     "can move or remove an item: switch the provider to wire_api = "
-                    "\"responses\" (or start a new session)"
+                    '"responses" (or start a new session)'
                 ],
                 data,
                 0,

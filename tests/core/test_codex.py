@@ -192,7 +192,7 @@ def test_a_chat_completions_upstream_refuses_a_late_output(
     assert loaded.line_of(vs[1]) == 23  # the late output, after the next prompt
     code, _, err = run(capsys, "repair", p, "--in-place")
     assert code == 1
-    assert 'does not replay an appended history replacement' in err and "not written" in err
+    assert "does not replay an appended history replacement" in err and "not written" in err
     assert p.read_bytes() == data and not Path(f"{p}.bak").exists()
 
 
@@ -454,3 +454,9 @@ def test_scan_agent_gemini_cli_without_a_folder_says_where_it_looked(
     code, _, err = run(capsys, "scan", "--agent", "gemini-cli")
     assert code == 2
     assert f"no Gemini CLI sessions here (looked in {tmp_path / '.gemini' / 'tmp'})" in err
+
+
+def test_a_rollout_rewritten_with_spaces_is_still_detected(tmp_path: Path) -> None:
+    objs = [json.loads(raw) for raw in M.interrupted_shell().splitlines()]
+    p = put(tmp_path, b"".join(json.dumps(o).encode() + b"\n" for o in objs))
+    assert detect(str(p)) is F

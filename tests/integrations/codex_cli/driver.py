@@ -22,6 +22,13 @@ def cli() -> str | None:
     return path if path and Path(path).is_file() else None
 
 
+def chat_cli() -> str | None:
+    """A Codex CLI that still speaks Chat Completions (``wire_api = "chat"``, refused from
+    0.171): ``$CODEX_CLI_CHAT``, or None."""
+    path = os.environ.get("CODEX_CLI_CHAT")
+    return path if path and Path(path).is_file() else None
+
+
 def prepare(
     home: Path, mock: MockResponses, *, wire_api: str = "responses", model: str = MODEL
 ) -> Path:

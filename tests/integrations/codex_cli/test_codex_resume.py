@@ -173,3 +173,48 @@ def test_a_history_replacement_reaches_the_resume_in_its_own_codex_home(tmp_path
         assert verdicts(mock.requests[seen:]) == [[] for _ in mock.requests[seen:]]
         outs = [i for i in mock.requests[seen]["input"] if i.get("type") == "function_call_output"]
         assert len(outs) == 1 and "Process exited" in outs[0]["output"]
+
+
+CHAT_CLI = driver.chat_cli()
+
+
+@pytest.mark.skipif(CHAT_CLI is None, reason="CODEX_CLI_CHAT: no Codex CLI that speaks chat")
+def test_a_chat_completions_upstream_is_judged_by_its_own_rules(tmp_path: Path) -> None:
+    """A provider on ``wire_api = "chat"`` (Bedrock, Kimi through a chat proxy), with the
+    last CLI that speaks it: an output written after the next prompt is sent where the
+    chat rules refuse it; toolpair, reading the provider's wire API from config.toml,
+    says so, and refuses to write a repair that CLI would not replay (exit 1)."""
+    assert CHAT_CLI is not None
+    with serving() as mock:
+        home = tmp_path / "codex-home"
+        work = driver.prepare(home, mock, wire_api="chat", model="kimi-k2")
+        assert driver.run(CHAT_CLI, home, work, mock, "SHELL:echo one").returncode == 0
+        (rollout,) = driver.rollouts(home)
+        sid = rollout.name.removesuffix(".jsonl").split("-", 6)[-1]
+        assert driver.run(CHAT_CLI, home, work, mock, "resume", sid, "Next.").returncode == 0
+        assert _cmd("check", str(rollout)) == 0
+        objs = [json.loads(x) for x in rollout.read_bytes().splitlines()]
+        out = objs.pop(
+            next(
+                k for k, o in enumerate(objs) if o["payload"].get("type") == "function_call_output"
+            )
+        )
+        last_user = max(
+            k
+            for k, o in enumerate(objs)
+            if o["type"] == "response_item" and o["payload"].get("role") == "user"
+        )
+        objs.insert(last_user + 1, out)
+        data = b"".join(json.dumps(o, separators=(",", ":")).encode() + b"\n" for o in objs)
+        rollout.write_bytes(data)
+        seen = len(mock.requests)
+        assert driver.run(CHAT_CLI, home, work, mock, "resume", sid, "Again.").returncode == 0
+        sent = mock.requests[seen]["messages"]
+        codes = [
+            v.code for v in toolpair.validate(sent, "openai", model="kimi-k2", format="openai")
+        ]
+        assert "openai.unexpected_tool_message" in codes
+        assert _cmd("check", str(rollout)) == 1
+        now = rollout.read_bytes()
+        assert _cmd("repair", str(rollout), "--in-place") == 1
+        assert rollout.read_bytes() == now
