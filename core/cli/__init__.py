@@ -79,6 +79,12 @@ def _parser() -> argparse.ArgumentParser:
             "apply (default: the strictest rules of any model behind that API)",
         )
         sp.add_argument(
+            "--raw",
+            action="store_true",
+            help="for a Codex rollout: judge what the file holds, before the healing Codex "
+            "applies on resume (default: what Codex sends)",
+        )
+        sp.add_argument(
             "--session-id",
             metavar="ID",
             help="for an Agents SDK SQLite session file: the session to read "

@@ -58,7 +58,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, Any]]) -> int:
     if getattr(args, "thread", None) is not None:
         return _check_thread(name, args, out_json)
-    fmt = session_format(name, args.format)
+    fmt = session_format(name, args.format, raw=getattr(args, "raw", False))
     if fmt is not None:
         return session_check(fmt, name, args, out_json)
     stream, args = open_source(name, args)

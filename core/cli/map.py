@@ -45,7 +45,7 @@ class Picture:
 
 
 def pictures(name: str, args: argparse.Namespace) -> list[Picture]:
-    fmt = session_format(name, args.format)
+    fmt = session_format(name, args.format, raw=getattr(args, "raw", False))
     if fmt is not None:
         loaded, data = read_session(fmt, name)
         model = checked_model(loaded.provider, args.model, loaded.model)

@@ -59,7 +59,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
             f"the command line only checks one: toolpair check {name} --thread {args.thread}"
         )
         return 2
-    fmt = session_format(name, args.format)
+    fmt = session_format(name, args.format, raw=getattr(args, "raw", False))
     if fmt is not None:
         return session_repair(fmt, args)
     shown = "<stdin>" if name == "-" else name

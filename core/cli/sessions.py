@@ -30,14 +30,22 @@ OPEN_SECONDS = 120.0
 PARALLEL_FROM = 64
 
 
-def session_format(name: str, fmt: str | None) -> SessionFormat | None:
+def session_format(name: str, fmt: str | None, *, raw: bool = False) -> SessionFormat | None:
     """The session format ``name`` is read in: the one ``--format`` names, or the one
-    whose sniff claims the file; None for anything else (a message list, a body)."""
+    whose sniff claims the file; None for anything else (a message list, a body).
+    ``raw``: the format's view of what the file holds (``--raw``), where it has one."""
     if fmt is not None:
-        return sessions.get_format(fmt) if fmt in sessions.names() else None
-    if name == "-":
-        return None
-    return sessions.detect(name)
+        found = sessions.get_format(fmt) if fmt in sessions.names() else None
+    elif name == "-":
+        found = None
+    else:
+        found = sessions.detect(name)
+    if raw:
+        view = getattr(found, "raw_view", None)
+        if view is None:
+            raise ReadError(name, "--raw is for Codex rollouts (--format codex)")
+        found = view()
+    return found
 
 
 def load_file(fmt: SessionFormat, path: str) -> Loaded:
@@ -298,10 +306,12 @@ class ScanResult:
     line: int | None = None
     error: str = ""
     judged: bool = True
+    format: str = ""
 
     def as_json(self) -> dict[str, Any]:
         return {
             "file": self.path,
+            "format": self.format,
             "mtime": self.mtime,
             "size": self.size,
             "violations": self.violations,
@@ -319,8 +329,8 @@ def scan_one(job: tuple[str, str]) -> ScanResult:
     try:
         st = os.stat(path)
     except OSError as e:
-        return ScanResult(path, 0.0, 0, error=e.strerror or str(e))
-    res = ScanResult(path, st.st_mtime, st.st_size)
+        return ScanResult(path, 0.0, 0, error=e.strerror or str(e), format=fmt_name)
+    res = ScanResult(path, st.st_mtime, st.st_size, format=fmt_name)
     try:
         loaded = load_file(fmt, path)
         if not loaded.messages:
@@ -370,9 +380,9 @@ class Progress:
 
 
 def run_scan(
-    fmt: SessionFormat, files: list[Path], jobs: int, step: Callable[[int], None]
+    todo: list[tuple[str, str]], jobs: int, step: Callable[[int], None]
 ) -> list[ScanResult]:
-    todo = [(fmt.name, fmt.target(str(p))) for p in files]
+    """Judge each (format name, file) job, in worker processes from `PARALLEL_FROM` on."""
     results: list[ScanResult] = []
     if jobs > 1 and len(todo) >= PARALLEL_FROM:
         import multiprocessing
@@ -390,70 +400,138 @@ def run_scan(
     return results
 
 
+def _shown_roots(roots: list[Path], limit: int = 3) -> str:
+    shown = ", ".join(str(r) for r in roots[:limit])
+    return shown + (f" and {len(roots) - limit} more" if len(roots) > limit else "")
+
+
+def find_sessions(
+    formats: list[SessionFormat], roots: dict[str, list[Path]]
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """Every session under each format's roots as (format name, file), each file judged
+    by the format whose sniff claims it (the first, in detection order); and the files
+    some format lists that none claims (never judged, so never called fine)."""
+    claimed: dict[str, str] = {}
+    unclaimed: dict[str, None] = {}
+    for fmt in formats:
+        for root in roots.get(fmt.name, []):
+            for p in fmt.session_files(root):
+                target = fmt.target(str(p))
+                if target in claimed:
+                    continue
+                if fmt.sniff(str(p)):
+                    claimed[target] = fmt.name
+                    unclaimed.pop(target, None)
+                else:
+                    unclaimed[target] = None
+    unknown = []
+    for target in unclaimed:
+        if target in claimed:
+            continue
+        other = sessions.detect(target)
+        if other is not None:
+            claimed[target] = other.name
+        else:
+            unknown.append(target)
+    return sorted((f, t) for t, f in claimed.items()), sorted(unknown)
+
+
 def cmd_scan(args: argparse.Namespace) -> int:
-    fmt = sessions.get_format(args.agent)
+    every = args.agent is None
+    formats = (
+        [sessions.get_format(n) for n in sessions.names()]
+        if every
+        else [sessions.get_format(args.agent)]
+    )
+    missing: list[Path] = []
     if args.dir:
-        roots = [Path(args.dir)]
-        if not roots[0].is_dir():
-            err(f"{roots[0]}: not a directory")
+        root = Path(args.dir)
+        if not root.is_dir():
+            err(f"{root}: not a directory")
             return 2
+        roots = {f.name: [root] for f in formats}
+        looked = [root]
     else:
-        candidates = fmt.default_roots()
-        roots = [r for r in candidates if r.is_dir()]
-        if not roots:
-            shown = ", ".join(str(r) for r in candidates[:3])
-            more = f" and {len(candidates) - 3} more" if len(candidates) > 3 else ""
-            looked = f" (looked in {shown}{more})" if candidates else ""
-            err(f"no {fmt.agent} sessions here{looked}; name a DIR")
+        roots = {}
+        looked = []
+        for f in formats:
+            candidates = f.default_roots()
+            found = [r for r in candidates if r.is_dir()]
+            roots[f.name] = found
+            looked += [r for r in found if r not in looked]
+            missing += [r for r in candidates if not r.is_dir() and r not in missing]
+        if not looked:
+            who = "sessions of any agent" if every else f"{formats[0].agent} sessions"
+            where = f" (looked in {_shown_roots(missing)})" if missing else ""
+            err(f"no {who} here{where}; name a DIR")
             return 2
-    files = sorted({p for root in roots for p in fmt.session_files(root)})
+    unknown: list[str] = []
+    if every:
+        todo, unknown = find_sessions(formats, roots)
+    else:
+        fmt = formats[0]
+        files = sorted({p for r in roots[fmt.name] for p in fmt.session_files(r)})
+        todo = [(fmt.name, fmt.target(str(p))) for p in files]
     sizes = 0
-    for p in files:
+    for _name, target in todo:
         with contextlib.suppress(OSError):
-            sizes += Path(fmt.target(str(p))).stat().st_size
+            sizes += Path(target).stat().st_size
     jobs = args.jobs or min(os.cpu_count() or 1, 8)
     show = args.progress if args.progress is not None else sys.stderr.isatty()
-    bar = Progress(len(files), sizes, sys.stderr, show and len(files) > 0)
+    bar = Progress(len(todo), sizes, sys.stderr, show and len(todo) > 0)
     t0 = time.perf_counter()
-    results = run_scan(fmt, files, jobs, bar.step)
+    results = run_scan(todo, jobs, bar.step)
     bar.close()
     elapsed = time.perf_counter() - t0
     broken = sorted((r for r in results if r.violations), key=lambda r: -r.mtime)
     errors = sorted((r for r in results if r.error), key=lambda r: -r.mtime)
     unjudged = [r for r in results if not r.judged]
-    shown_root = str(roots[0]) if len(roots) == 1 else ", ".join(map(str, roots))
+    shown_root = str(looked[0]) if len(looked) == 1 else ", ".join(map(str, looked))
+    agents = {f.name: f.agent for f in formats}
     if args.json:
-        json.dump(
-            {
-                "dir": shown_root,
-                "agent": fmt.name,
-                "scanned": len(results),
-                "bytes": sizes,
-                "seconds": round(elapsed, 3),
-                "broken": [r.as_json() for r in broken],
-                "unreadable": [r.as_json() for r in errors],
-                "not_judged": len(unjudged),
-            },
-            sys.stdout,
-            indent=2,
-            ensure_ascii=False,
-        )
+        report: dict[str, Any] = {
+            "dir": shown_root,
+            "agent": "all" if every else formats[0].name,
+            "scanned": len(results),
+            "bytes": sizes,
+            "seconds": round(elapsed, 3),
+            "broken": [r.as_json() for r in broken],
+            "unreadable": [r.as_json() for r in errors],
+            "not_judged": len(unjudged),
+        }
+        if every:
+            report["dirs"] = [str(r) for r in looked]
+            report["not_found"] = [str(r) for r in missing]
+            report["not_recognised"] = unknown
+            report["by_agent"] = {n: sum(1 for r in results if r.format == n) for n in agents}
+        json.dump(report, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
         for r in broken:
             when = time.strftime("%Y-%m-%d %H:%M", time.localtime(r.mtime))
             loc = f"{r.path}:{r.line}" if r.line else r.path
+            tag = f" ({agents[r.format]})" if every else ""
             print(
-                f"{loc}: {r.violations} violation{'s' if r.violations != 1 else ''} "
+                f"{loc}{tag}: {r.violations} violation{'s' if r.violations != 1 else ''} "
                 f"[{when}]: messages.{r.index}: {r.first}"
             )
         for r in errors:
             print(f"{r.path}: unreadable: {r.error}")
+        for u in unknown:
+            print(f"{u}: not judged: not a session of any agent toolpair knows")
+        if every and not args.dir:
+            print(f"looked in: {', '.join(map(str, looked))}")
+            if missing:
+                print(f"not found: {_shown_roots(missing, 6)}")
+        counts = ""
+        if every:
+            per = [f"{sum(1 for r in results if r.format == n)} {a}" for n, a in agents.items()]
+            counts = f" ({', '.join(per)})"
         print(
-            f"{shown_root}: {plural(len(results), 'session')} ({sizes / 1e6:.1f} MB) in "
-            f"{elapsed:.1f}s: "
-            f"{len(broken)} broken, {len(errors)} unreadable, {len(unjudged)} with "
-            "nothing to judge"
+            f"{shown_root}: {plural(len(results), 'session')}{counts} ({sizes / 1e6:.1f} MB) in "
+            f"{elapsed:.1f}s: {len(broken)} broken, {len(errors)} unreadable, "
+            f"{len(unjudged)} with nothing to judge"
+            + (f", {len(unknown)} not recognised" if unknown else "")
             + ("; fix one with: toolpair repair FILE --in-place" if broken else "")
         )
     return 1 if broken else (2 if errors else 0)
@@ -463,18 +541,21 @@ def add_commands(sub: Any) -> None:
     s = sub.add_parser(
         "scan",
         help="find the agent sessions that would fail to resume",
-        description="Check every session of one agent under a folder and list the broken "
-        "ones, newest first. Without DIR, the agent's own folders: for claude-code "
-        "$CLAUDE_CONFIG_DIR/projects or ~/.claude/projects; for gemini-cli "
-        "$GEMINI_CLI_HOME/.gemini/tmp or ~/.gemini/tmp; for cline every editor's "
-        "storage of the Cline family. Exit 0 none broken, 1 some broken, 2 unreadable.",
+        description="Check every agent session under a folder and list the broken ones, "
+        "newest first; without --agent each file is judged in the format it is in "
+        "(Claude Code, Gemini CLI, Codex CLI, the Cline family). Without DIR, each agent's "
+        "own folders: for claude-code $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects; "
+        "for gemini-cli $GEMINI_CLI_HOME/.gemini/tmp or ~/.gemini/tmp; for codex "
+        "$CODEX_HOME/sessions and archived_sessions, or under ~/.codex; for cline every "
+        "editor's storage of the Cline family. Exit 0 none broken, 1 some broken, "
+        "2 unreadable.",
     )
     s.add_argument("dir", nargs="?", metavar="DIR", help="the directory to scan")
     s.add_argument(
         "--agent",
         choices=sessions.names(),
-        default="claude-code",
-        help="whose sessions to look for (default: claude-code)",
+        default=None,
+        help="only this agent's sessions (default: every agent's, each file in its own format)",
     )
     s.add_argument("--json", action="store_true", help="print a JSON report")
     s.add_argument("-j", "--jobs", type=int, metavar="N", help="worker processes")

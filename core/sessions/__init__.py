@@ -19,6 +19,7 @@ from toolpair.sessions._format import Loaded, Plan, SessionError, SessionFormat
 _MODULES = {
     "claude-code": "toolpair.sessions.claude_code",
     "gemini-cli": "toolpair.sessions.gemini_cli",
+    "codex": "toolpair.sessions.codex",
     "cline": "toolpair.sessions.cline",
 }
 

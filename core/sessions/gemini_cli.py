@@ -650,8 +650,8 @@ class GeminiCliFormat:
 
     def default_roots(self) -> list[Path]:
         home = os.environ.get("GEMINI_CLI_HOME") or str(Path.home())
-        root = Path(home) / ".gemini" / "tmp"
-        return [root] if root.is_dir() else []
+        # Named even when missing: scan says where it looked.
+        return [Path(home) / ".gemini" / "tmp"]
 
     def session_files(self, root: Path) -> Iterator[Path]:
         if root.is_file():
@@ -763,24 +763,51 @@ class GeminiCliFormat:
                 fixed[key] = new
                 changes.append(f"{src.label}: cancelled {', '.join(done)}")
         doubled = _doubled(st.records) if st.kind == "jsonl" else set()
-        if not fixed and not doubled:
-            # What is left (an orphan response, a partly doubled turn) has no edit this
+        strays = _strays(st.records) if st.kind == "jsonl" else {}
+        if not fixed and not doubled and not strays:
+            # What is left (a response whose call sits in another turn) has no edit this
             # format allows: the commands report the violations themselves.
             return None
-        if st.kind == "jsonl" and doubled:
-            # The records a CLI of 0.44 to 0.61 replays twice (google-gemini/gemini-cli
-            # #29365) cannot be taken back by a record copy: one $set.messages line, the
-            # CLI's own checkpoint, lists every record once, the doubled ones left out.
-            keep = [fixed.get(id(r), r.obj) for r in st.records if r.obj.get("id") not in doubled]
+        if st.kind == "jsonl" and (doubled or strays):
+            # A record copy cannot take a response out: the records a CLI of 0.44 to 0.61
+            # replays twice (google-gemini/gemini-cli #29365), a response whose call is
+            # gone (a stray record, or /compress that cut between a call and its
+            # response). One $set.messages line, the CLI's own whole-history update (read
+            # from 0.44 on), lists every record once, without them.
+            keep = []
+            for r in st.records:
+                if r.obj.get("id") in doubled:
+                    continue
+                obj: dict[str, Any] | None = fixed.get(id(r), r.obj)
+                if id(r) in strays and obj is not None:
+                    obj = _without_parts(obj, strays[id(r)])
+                if obj is not None:
+                    keep.append(obj)
             tail = b"" if data.endswith(b"\n") or not data else b"\n"
             new_data = data + tail + (_js_json({"$set": {"messages": keep}}) + "\n").encode()
-            gone = [r.label for r in st.records if r.obj.get("id") in doubled]
             changes = [f"in a $set.messages checkpoint appended: {c}" for c in changes]
-            changes.append(
-                "in a $set.messages checkpoint appended: left out "
-                f"{len(gone)} record(s) repeating responses the turn already holds "
-                f"({', '.join(gone)})"
-            )
+            if doubled:
+                gone = [r.label for r in st.records if r.obj.get("id") in doubled]
+                changes.append(
+                    "in a $set.messages checkpoint appended: left out "
+                    f"{len(gone)} record(s) repeating responses the turn already holds "
+                    f"({', '.join(gone)})"
+                )
+            for r in st.records:
+                if id(r) in strays and r.obj.get("id") not in doubled:
+                    ids = ", ".join(str(x) for x in _stray_ids(r.obj, strays[id(r)]))
+                    changes.append(
+                        f"in a $set.messages checkpoint appended: {r.label}: left out "
+                        f"the response(s) whose call is gone ({ids})"
+                    )
+            # A file the CLI has written a $set.messages line to (or doubled, 0.44-0.61)
+            # is read by a CLI that reads them; otherwise say what an older CLI does.
+            if not doubled and not any("$set.messages" in r.label for r in st.records):
+                changes.append(
+                    "note: Gemini CLI reads a $set.messages line from 0.44 on; an older CLI "
+                    "ignores it: update the CLI before resuming (an append cannot take a "
+                    "response out for it)"
+                )
         elif st.kind == "jsonl":
             tail = b"" if data.endswith(b"\n") or not data else b"\n"
             added = "".join(_js_json(new) + "\n" for new in fixed.values()).encode()
@@ -795,7 +822,7 @@ class GeminiCliFormat:
             new_data = _js_pretty(doc).encode() + (b"\n" if data.endswith(b"\n") else b"")
             changes = [f"rewrote {c}" for c in changes]
         assert st.kind != "jsonl" or new_data.startswith(data)
-        fixes = len(changes)
+        fixes = len([c for c in changes if not c.startswith("note: ")])
         after = self.load(new_data, loaded.path)
         left = toolpair.validate(after.messages, after.provider, model=m, format="gemini")
         changes += [f"unrepaired: {v.code} at {after.where[v.index]}: {v.message}" for v in left]
@@ -803,8 +830,9 @@ class GeminiCliFormat:
 
     def _plan_checkpoint(self, loaded: Loaded, data: bytes, model: str | None) -> Plan | None:
         doc = loaded.state.document
-        history = list(_checkpoint_history(doc) or [])
-        changes: list[str] = []
+        # A checkpoint saved after a resume by CLI 0.44 to 0.61 holds each response turn's
+        # parts twice (google-gemini/gemini-cli#29365): the repeats go first.
+        history, changes = _undoubled(list(_checkpoint_history(doc) or []))
         i = 0
         while i < len(history):
             turn = history[i]
@@ -852,15 +880,22 @@ class GeminiCliFormat:
         if b.kind == "checkpoint":
             return _checkpoint_kept(b.document, a.document)
         doubled = _doubled(b.records) if b.kind == "jsonl" else set()
+        strays = _strays(b.records) if b.kind == "jsonl" else {}
         ids_a = [r.obj.get("id") for r in a.records]
-        kept = [r for r in b.records if r.obj.get("id") not in doubled]
         if ids_a == [r.obj.get("id") for r in b.records]:
-            kept = b.records
-        elif ids_a != [r.obj.get("id") for r in kept]:
-            return "the records would come back in another order or number"
-        for rb, ra in zip(kept, a.records, strict=True):
-            if rb.obj != ra.obj and not _same_but_repaired(rb.obj, ra.obj):
-                return f"{rb.label} would change beyond its unanswered calls"
+            pairs = [(r.obj, ra) for r, ra in zip(b.records, a.records, strict=True)]
+        else:
+            want = []
+            for r in b.records:
+                obj = _without_parts(r.obj, strays[id(r)]) if id(r) in strays else r.obj
+                if r.obj.get("id") not in doubled and obj is not None:
+                    want.append(obj)
+            if ids_a != [o.get("id") for o in want]:
+                return "the records would come back in another order or number"
+            pairs = list(zip(want, a.records, strict=True))
+        for wb, ra in pairs:
+            if wb != ra.obj and not _same_but_repaired(wb, ra.obj):
+                return f"{ra.label} would change beyond its unanswered calls"
         return None
 
 
@@ -913,6 +948,58 @@ def _doubled(records: Sequence[_Record]) -> set[str]:
     return out
 
 
+def _call_ids(records: Sequence[_Record]) -> set[Any]:
+    out: set[Any] = set()
+    for r in records:
+        rec = r.obj
+        if rec.get("type") != "gemini":
+            continue
+        out.update(tc.get("id") for tc in _list(rec.get("toolCalls")) if isinstance(tc, dict))
+        content = rec.get("content")
+        for p in _parts(content) if content else []:
+            fc = p.get("functionCall") if isinstance(p, dict) else None
+            if isinstance(fc, dict):
+                out.add(fc.get("id"))
+    out.discard(None)
+    return out
+
+
+def _strays(records: Sequence[_Record]) -> dict[int, list[int]]:
+    """Per user record (by ``id()``), the indexes of its functionResponse parts whose
+    call no record holds: a stray response record, or the responses /compress kept after
+    summarising their call away (#6638, #3814). A response without an id, or whose call
+    sits in some other turn, is not taken for one."""
+    calls = _call_ids(records)
+    out: dict[int, list[int]] = {}
+    for r in records:
+        if r.obj.get("type") != "user":
+            continue
+        idx = [
+            i
+            for i, p in enumerate(_parts(r.obj.get("content")))
+            if isinstance(p, dict)
+            and isinstance(p.get("functionResponse"), dict)
+            and p["functionResponse"].get("id") is not None
+            and p["functionResponse"]["id"] not in calls
+        ]
+        if idx:
+            out[id(r)] = idx
+    return out
+
+
+def _stray_ids(rec: dict[str, Any], idx: list[int]) -> list[Any]:
+    parts = _parts(rec.get("content"))
+    return [parts[i]["functionResponse"].get("id") for i in idx]
+
+
+def _without_parts(rec: dict[str, Any], idx: list[int]) -> dict[str, Any] | None:
+    """``rec`` without the parts at ``idx``; None when nothing would be left."""
+    parts = [p for i, p in enumerate(_parts(rec.get("content"))) if i not in idx]
+    if not parts:
+        return None
+    return {**rec, "content": parts}
+
+
 def _has_calls(rec: dict[str, Any]) -> bool:
     if _list(rec.get("toolCalls")):
         return True
@@ -960,10 +1047,46 @@ def _same_but_repaired(before: dict[str, Any], after: dict[str, Any]) -> bool:
     return True
 
 
+def _undoubled(history: list[Any]) -> tuple[list[Any], list[str]]:
+    """``history`` without the function responses that repeat one already given (same
+    id, name and response) in the response turns after the same model turn; a turn left
+    with nothing goes too."""
+    out: list[Any] = []
+    changes: list[str] = []
+    seen: list[Any] = []
+    for i, turn in enumerate(history):
+        if not isinstance(turn, dict) or turn.get("role") != "user":
+            seen = []
+            out.append(turn)
+            continue
+        parts = _list(turn.get("parts"))
+        kept = []
+        dropped = 0
+        for p in parts:
+            fr = p.get("functionResponse") if isinstance(p, dict) else None
+            if isinstance(fr, dict) and any(_same_response(fr, x) for x in seen):
+                dropped += 1
+                continue
+            if isinstance(fr, dict):
+                seen.append(fr)
+            kept.append(p)
+        if not dropped:
+            out.append(turn)
+            continue
+        changes.append(
+            f"history[{i}]: left out {dropped} response(s) repeating ones the turn already "
+            "holds (gemini-cli#29365)"
+        )
+        if kept:
+            out.append({**turn, "parts": kept})
+    return out, changes
+
+
 def _checkpoint_kept(before: Any, after: Any) -> str | None:
-    """Why ``after``'s history is not ``before``'s with only responses added (a turn
-    inserted, or parts appended to a response turn), or None."""
-    old = _checkpoint_history(before) or []
+    """Why ``after``'s history is not ``before``'s with repeated responses left out and
+    only responses added (a turn inserted, or parts appended to a response turn), or
+    None."""
+    old = _undoubled(list(_checkpoint_history(before) or []))[0]
     new = _checkpoint_history(after) or []
     j = 0
     for i, turn in enumerate(old):

@@ -119,3 +119,47 @@ def first_run(data: bytes) -> bytes:
     starts = [i for i, o in enumerate(objs(data)) if "sessionId" in o and "projectHash" in o]
     end = starts[1] if len(starts) > 1 else len(ls)
     return b"\n".join(ls[:end]) + b"\n"
+
+
+#: /chat save after a resume, by CLI 0.61 (the batch's responses twice in one turn).
+CHECKPOINT = DATA / "checkpoint" / "project" / "checkpoint-after-resume.json"
+
+
+def _call_record(data: bytes) -> dict[str, Any]:
+    return objs(data)[tool_lines(data)[0]]
+
+
+def _responses(rec: dict[str, Any]) -> list[Any]:
+    return [p for tc in rec["toolCalls"] for p in tc["result"]]
+
+
+def stray_response(data: bytes | None = None) -> bytes:
+    """A user record holding a response whose call no record holds (the call record
+    lost, or written under another id): appended after the session."""
+    data = data if data is not None else PARALLEL.read_bytes()
+    part = json.loads(json.dumps(_responses(_call_record(data))[0]))
+    part["functionResponse"]["id"] = "read_file__read_file_0000000000000_9"
+    rec = {"id": "stray-1", "timestamp": "t", "type": "user", "content": [part]}
+    return data + js(rec) + b"\n"
+
+
+def compression_split(data: bytes | None = None) -> bytes:
+    """/compress cut between a call and its responses (#6638, #3814): its
+    ``$set.messages`` checkpoint starts with the summary, then a record of the responses
+    whose call the summary replaced, then what came after the call."""
+    data = data if data is not None else PARALLEL.read_bytes()
+    recs = [o for o in objs(data) if isinstance(o.get("id"), str)]
+    final: dict[str, Any] = {}
+    for r in recs:
+        final[r["id"]] = r
+    ordered = list(final.values())
+    i = next(k for k, r in enumerate(ordered) if r.get("type") == "gemini" and r.get("toolCalls"))
+    summary = {
+        "id": "summary-1",
+        "timestamp": "t",
+        "type": "user",
+        "content": [{"text": "Summary: the user asked to look at notes.txt."}],
+    }
+    split = {"id": "split-1", "timestamp": "t", "type": "user", "content": _responses(ordered[i])}
+    out = [summary, split, *ordered[i + 1 :]]
+    return data + js({"$set": {"messages": out}}) + b"\n"

@@ -371,7 +371,8 @@ def test_default_roots_follow_gemini_cli_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
-    assert F.default_roots() == []
+    # Named even before it exists: scan says where it looked.
+    assert F.default_roots() == [tmp_path / ".gemini" / "tmp"]
     (tmp_path / ".gemini" / "tmp").mkdir(parents=True)
     assert F.default_roots() == [tmp_path / ".gemini" / "tmp"]
     monkeypatch.delenv("GEMINI_CLI_HOME")
@@ -413,8 +414,11 @@ def put(tmp_path: Path, data: bytes, name: str = "session-2026-01-01T00-00-abcde
 
 
 def partly_repairable() -> bytes:
-    """A response to a call nobody made (unrepairable: repair never drops a result)
-    and, after it, a batch left unanswered (repairable)."""
+    """A second response to a call of an earlier turn (unrepairable: repair never drops
+    a result whose call is in the history) and, after it, a batch left unanswered
+    (repairable)."""
+    first = next(o for o in M.objs(M.PARALLEL.read_bytes()) if o.get("toolCalls"))
+    earlier = first["toolCalls"][0]["id"]
     tail = [
         M.js(
             {
@@ -422,7 +426,7 @@ def partly_repairable() -> bytes:
                 "timestamp": "t",
                 "type": "user",
                 "content": [
-                    {"functionResponse": {"id": "nobody", "name": "x", "response": {"o": 1}}}
+                    {"functionResponse": {"id": earlier, "name": "x", "response": {"o": 1}}}
                 ],
             }
         ),
@@ -662,3 +666,63 @@ def test_a_repeated_response_after_another_model_turn_is_never_dropped() -> None
     loaded = load(data)
     assert [v.code for v in judged(loaded)] == ["gemini.unexpected_response"]
     assert F.plan(loaded, data, None) is None
+
+
+# -- responses an append of a record copy cannot take out ----------------------------
+
+
+@pytest.mark.parametrize("make", [M.stray_response, M.compression_split])
+def test_a_response_whose_call_is_gone_is_left_out_by_set_messages(
+    make: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = make()
+    loaded = load(data)
+    codes = [v.code for v in judged(loaded)]
+    assert codes and set(codes) <= {"gemini.unexpected_response", "gemini.response_count"}
+    p = put(tmp_path, data)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0, err
+    new = p.read_bytes()
+    assert new.startswith(data)
+    added = json.loads(new[len(data) :])
+    assert list(added) == ["$set"] and list(added["$set"]) == ["messages"]
+    assert "left out the response(s) whose call is gone" in err
+    after = load(new)
+    assert judged(after) == []
+    # Every record that held more than the stray responses is still there.
+    kept = {r["id"] for r in added["$set"]["messages"]}
+    assert "summary-1" in kept or make is M.stray_response
+    assert not {"stray-1", "split-1"} & kept
+    # The file had no $set.messages of the CLI's before: say what an older CLI does.
+    older = "an older CLI ignores it" in err
+    assert older is (make is M.stray_response)
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0 and "nothing to repair; not written" in err
+
+
+def test_cli_0_61_checkpoint_saved_after_a_resume_is_repaired(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real ``/chat save`` of CLI 0.61 after a resume: each response twice in the
+    turn (gemini-cli#29365); the repair leaves the repeats out, in the Logger's layout."""
+    data = M.CHECKPOINT.read_bytes()
+    loaded = load(data, M.CHECKPOINT.name)
+    (v,) = judged(loaded)
+    assert (v.code, v.index) == ("gemini.response_count", 2)
+    assert loaded.where[2] == "history[2]"
+    p = tmp_path / M.CHECKPOINT.name
+    p.write_bytes(data)
+    old = time.time() - 3600
+    os.utime(p, (old, old))
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0, err
+    assert "history[2]: left out 2 response(s) repeating ones the turn already holds" in err
+    doc = json.loads(p.read_bytes())
+    assert p.read_bytes() == (json.dumps(doc, indent=2, ensure_ascii=False)).encode() + (
+        b"\n" if data.endswith(b"\n") else b""
+    )
+    turn = doc["history"][2]["parts"]
+    assert [x["functionResponse"]["name"] for x in turn] == ["read_file", "list_directory"]
+    assert judged(load(p.read_bytes(), p.name)) == []
+    code, _, err = run(capsys, "repair", p, "--in-place")
+    assert code == 0 and "nothing to repair; not written" in err

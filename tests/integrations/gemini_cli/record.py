@@ -77,6 +77,19 @@ def main() -> None:
         ("read_file", {"file_path": "notes.txt"}), ("list_directory", {"dir_path": "."})
     )
     shell = calls(("run_shell_command", {"command": "echo hi", "description": "say hi"}))
+    if "--checkpoint" in sys.argv:
+        # 0.61: `/chat save` after a resume (the CLI exits 42 after saving: the command's
+        # result is not shown in non-interactive mode; the checkpoint is written).
+        scenario(
+            "checkpoint",
+            js,
+            [
+                {"args": ["-p", f"Look. {parallel}"]},
+                {"args": ["--resume", "latest", "-p", "Next."]},
+                {"args": ["--resume", "latest", "-p", "/chat save after-resume"]},
+            ],
+        )
+        return
     if "--doubling" in sys.argv:
         scenario(
             "doubling",

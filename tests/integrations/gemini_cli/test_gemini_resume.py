@@ -157,3 +157,31 @@ def test_legacy_json_session_resumes_clean(place: tuple[Path, Path, Path]) -> No
     after = _resume(home, project)
     assert after and _verdicts(after) == [[] for _ in after]
     _same_calls_and_results(doc, plan.data, after[0]["contents"])
+
+
+@pytest.mark.parametrize(
+    "make", [M.stray_response, M.compression_split], ids=["stray-response", "compression-split"]
+)
+def test_a_response_whose_call_is_gone_resumes_clean(
+    make: Callable[[], bytes], place: tuple[Path, Path, Path]
+) -> None:
+    """A record copy cannot take a response out; the appended $set.messages (read from
+    0.44 on) does, and the CLI sends every other response."""
+    assert JS is not None
+    if driver.version(JS) < (0, 44):
+        pytest.skip("$set.messages is read by Gemini CLI 0.44 and later")
+    home, project, chats = place
+    data = make()
+    session = chats / M.PARALLEL.name
+    session.write_bytes(data)
+    before = _resume(home, project)
+    assert before and _verdicts(before)[0], "the stray response reaches the wire"
+    session.write_bytes(data)
+    plan = F.plan(F.load(data, str(session)), data, None)
+    assert plan is not None and plan.data.startswith(data)
+    session.write_bytes(plan.data)
+    after = _resume(home, project)
+    assert after and _verdicts(after) == [[] for _ in after]
+    judged = F.load(plan.data, "x.jsonl").messages
+    assert _parts(after[0]["contents"], "functionResponse") == _parts(judged, "functionResponse")
+    assert _parts(after[0]["contents"], "functionCall") == _parts(judged, "functionCall")

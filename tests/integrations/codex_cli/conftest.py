@@ -1,0 +1,5 @@
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path[:0] = [str(HERE), str(HERE.parents[1] / "core")]
