@@ -1365,7 +1365,7 @@ def markdown() -> str:
             if rule.since:
                 pro += f"; since: {rule.since}"
             con = "; ".join(str(e) for e in rule.against) or "-"
-            status = rule.status
+            status: str = rule.status
             if rule.grounds != rule.status:
                 status += f" (the rule: {rule.grounds})"
             if rule.families:

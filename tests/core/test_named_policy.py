@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from test_rules import CASES
-from wire import BA, BU, OA, OT, OU, b_res, b_txt, b_use, call
+from wire import BA, BU, GM, GU, OA, OT, OU, b_res, b_txt, b_use, call, g_call, g_res, g_txt
 
 import toolpair
 from toolpair import rules
@@ -157,6 +157,26 @@ def test_a_hosted_mistral_model_takes_a_user_message_after_a_tool_message() -> N
     assert toolpair.repair(h, "mistral", model="mistral-large-latest").fixes == []
     # mistral-common (what local servers run) refuses it: without a model it stays.
     assert [v.code for v in toolpair.validate(h, "mistral")] == ["mistral.unexpected_role"]
+
+
+def test_repair_for_another_reason_leaves_what_only_a_withheld_rule_flags() -> None:
+    # Hosted Mistral: an id to rewrite, and a user message after the tool messages that
+    # only mistral-common refuses. The named model gets no bridge; the strict set does.
+    h = [OU("q"), OA(call("abcdefghi"), call("bad_id_123")), OT("abcdefghi"), OT("bad_id_123")]
+    h.append(OU("and now?"))
+    named = toolpair.repair(h, "mistral", model="mistral-large-latest")
+    assert [f.kind for f in named.fixes] == ["id_rewritten"]
+    assert named.messages[-1] is h[-1] and len(named.messages) == len(h)
+    strict = toolpair.repair(h, "mistral")
+    assert [f.kind for f in strict.fixes] == ["id_rewritten", "bridge_inserted"]
+    # Vertex, Gemini 2.5: a lost response is answered; the text beside the other response
+    # stays in its turn.
+    turn = GU(g_res("a"), g_txt("and the news?"))
+    v = [GU(g_txt("q")), GM(g_call("a"), g_call("b")), turn]
+    out = toolpair.repair(v, "vertex", model="gemini-2.5-flash")
+    assert [f.kind for f in out.fixes] == ["synthetic_result"]
+    assert len(out.messages) == 3 and g_txt("and the news?") in out.messages[2]["parts"]
+    assert toolpair.validate(out.messages, "vertex", model="gemini-2.5-flash") == []
 
 
 def test_a_withheld_rule_is_shown_with_the_reason() -> None:

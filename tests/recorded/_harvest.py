@@ -417,8 +417,9 @@ def _httprr(text: str) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
             return
         req, resp, rest = rest[:a], rest[a : a + b], rest[a + b :]
         line, _, tail = req.partition(b"\r\n" if b"\r\n" in req[:400] else b"\n")
-        method, uri = (line.decode("latin-1").split(" ") + ["", ""])[:2]
-        body = tail.split(b"\r\n\r\n", 1)[-1] if b"\r\n\r\n" in tail else tail.split(b"\n\n", 1)[-1]
+        method, uri = [*line.decode("latin-1").split(" "), "", ""][:2]
+        sep = b"\r\n\r\n" if b"\r\n\r\n" in tail else b"\n\n"
+        body = tail.split(sep, 1)[-1]
         status_line, _, rtail = resp.partition(b"\n")
         parts = status_line.decode("latin-1").split(" ")
         code = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
