@@ -436,6 +436,8 @@ def serve(settings: Settings, ready: Any = None) -> None:
     if settings.mode is not None and settings.mode not in wire.MODES:
         raise ValueError(f"unknown mode {settings.mode!r}; known: {', '.join(wire.MODES)}")
     Upstream(settings.upstream)  # refuse a bad upstream before binding
+    if settings.http2:
+        import h2  # noqa: F401 - httpx needs it for HTTP/2; say so now, not per request
     from toolpair.gateway import server
 
     sock = server.bind(settings.host, settings.port)
