@@ -436,6 +436,9 @@ def serve(settings: Settings, ready: Any = None) -> None:
     if settings.mode is not None and settings.mode not in wire.MODES:
         raise ValueError(f"unknown mode {settings.mode!r}; known: {', '.join(wire.MODES)}")
     Upstream(settings.upstream)  # refuse a bad upstream before binding
+    if settings.http2:
+        # httpx needs h2 for HTTP/2: say so now, not on the first request.
+        import h2  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
     from toolpair.gateway import server
 
     sock = server.bind(settings.host, settings.port)

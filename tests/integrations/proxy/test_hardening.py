@@ -275,6 +275,24 @@ def test_connections_beyond_the_cap_get_503_and_idle_ones_cost_no_thread(
         p.stop()
 
 
+def test_a_large_body_is_streamed_not_held(raw_up: RawUpstream, lax: Proxy) -> None:
+    # 48 MiB to a path toolpair does not judge: streamed through, never held whole.
+    size = 48 * 1024 * 1024
+    raw_up.clear()
+    s = socket.create_connection(("127.0.0.1", lax.port), timeout=30)
+    s.sendall(b"POST /v1/files HTTP/1.1\r\nHost: a\r\nContent-Length: %d\r\n\r\n" % size)
+    block = b"x" * (1024 * 1024)
+    for _ in range(48):
+        s.sendall(block)
+    assert s.recv(65536).startswith(b"HTTP/1.1 200 ")
+    s.close()
+    time.sleep(0.2)
+    [(_, body)] = raw_up.requests
+    assert len(body) == size
+    peak = Path(f"/proc/{lax.proc.pid}/status").read_text().split("VmHWM:")[1].split()[0]
+    assert int(peak) < 200 * 1024, f"peak RSS {int(peak) // 1024} MiB"
+
+
 def test_a_client_that_leaves_mid_stream_cancels_the_upstream_at_once(
     raw_up: RawUpstream, lax: Proxy
 ) -> None:

@@ -268,6 +268,8 @@ def test_upstream_faults_give_a_clean_status_and_the_proxy_keeps_serving(
                 model="claude-sonnet-4-5", max_tokens=64, messages=VALID_ANTHROPIC
             )
         assert e.value.status_code == 502
+        # The gateway's own failure, not the client's: never invalid_request_error.
+        assert e.value.body["error"]["type"] == "api_error"
     finally:
         dead.stop()
     # The upstream's own status passes through.

@@ -339,7 +339,7 @@ class RawUpstream:
         seen = bytearray()
         with self.lock:
             self.connections.append(seen)
-        buf = b""
+        buf = bytearray()
         try:
             while True:
                 while b"\r\n\r\n" not in buf:
@@ -348,7 +348,8 @@ class RawUpstream:
                         return
                     seen += data
                     buf += data
-                head, buf = buf.split(b"\r\n\r\n", 1)
+                head, rest = bytes(buf).split(b"\r\n\r\n", 1)
+                buf = bytearray(rest)
                 lines = head.split(b"\r\n")
                 fields = {
                     k.strip().lower(): v.strip()
@@ -362,7 +363,7 @@ class RawUpstream:
                             return
                         seen += data
                         buf += data
-                    body, buf = buf[:n], buf[n:]
+                    body, buf = bytes(buf[:n]), buf[n:]
                 elif fields.get(b"transfer-encoding", b"").lower() == b"chunked":
                     while b"\r\n0\r\n\r\n" not in b"\r\n" + buf:
                         data = conn.recv(65536)
@@ -370,7 +371,8 @@ class RawUpstream:
                             return
                         seen += data
                         buf += data
-                    body, _, buf = (b"\r\n" + buf).partition(b"\r\n0\r\n\r\n")
+                    body, _, tail = (b"\r\n" + bytes(buf)).partition(b"\r\n0\r\n\r\n")
+                    buf = bytearray(tail)
                 else:
                     body = b""
                 with self.lock:
