@@ -116,7 +116,7 @@ def repair_session(
     if dry_run or not result.changed:
         return result
     fixed = list(result.messages)
-    if len(fixed) < len(prepend) or any(a is not b for a, b in zip(fixed, prepend)):
+    if len(fixed) < len(prepend) or any(a is not b for a, b in zip(fixed, prepend, strict=False)):
         raise ValueError(
             "the repair changes the summary or opening turn the conversation manager keeps "
             "in its state, which the session's message log cannot hold: nothing was written "
@@ -148,7 +148,7 @@ def _write(
     everything = repo.list_messages(session_id=session_id, agent_id=agent_id)
     next_id = (everything[-1].message_id + 1) if everything else 0
     if len(new) >= len(old):
-        for record, before, after in zip(records, old, new):
+        for record, before, after in zip(records, old, new[: len(old)], strict=True):
             if after is not before:
                 # What the restore reads: the redacted text where there is one.
                 if record.redact_message is not None:
@@ -157,7 +157,9 @@ def _write(
                     record.message = after
                 repo.update_message(session_id, agent_id, record)
         for k, message in enumerate(new[len(old) :]):
-            repo.create_message(session_id, agent_id, SessionMessage.from_message(message, next_id + k))
+            repo.create_message(
+                session_id, agent_id, SessionMessage.from_message(message, next_id + k)
+            )
         return
     # Fewer messages: the repaired history after the log, and the restore moved to it.
     for k, message in enumerate(new):

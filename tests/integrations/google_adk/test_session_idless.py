@@ -108,7 +108,11 @@ async def test_id_less_and_identified_calls_side_by_side(service):
         service,
         [
             event("user", text("go")),
-            event("helper", call("get_weather", "c1", city="Paris"), idless("get_weather", city="Oslo")),
+            event(
+                "helper",
+                call("get_weather", "c1", city="Paris"),
+                idless("get_weather", city="Oslo"),
+            ),
             event("helper", response("get_weather", "c1", weather="sunny")),
         ],
     )
