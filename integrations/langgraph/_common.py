@@ -196,4 +196,6 @@ def validate_list(
 ) -> list[Violation]:
     kept, _ = split_removals(as_messages(list(messages)))
     codec_ = codec(provider)
-    return toolpair.validate(kept, rules_for(provider), model=_model(provider, model), format=codec_)
+    return toolpair.validate(
+        kept, rules_for(provider), model=_model(provider, model), format=codec_
+    )

@@ -465,7 +465,7 @@ def _guarded(original: Callable[..., Any]) -> Callable[..., Any]:
         if len(args) > len(names):
             return original(*args, **kwargs)  # not a call LiteLLM itself would take
         request = dict(kwargs)
-        request.update(zip(names, args))
+        request.update(zip(names, args, strict=False))
         for guard in guards:
             out = _finish(guard.async_pre_call_deployment_hook(request, "completion"))
             if out is not None:

@@ -125,8 +125,7 @@ def sound_units(items: list[Any], *, reasons: bool | None = None) -> list[Any]:
             break
         left_out = [u for u in units if any(u.start <= b < u.stop for b in bad)]
         _log.warning(
-            "toolpair left %d broken unit(s) out of a session read (items %s): "
-            "no truthful repair",
+            "toolpair left %d broken unit(s) out of a session read (items %s): no truthful repair",
             len(left_out),
             ", ".join(f"{where[u.start]}-{where[u.stop - 1]}" for u in left_out),
         )
@@ -170,14 +169,14 @@ class PairSafeSession:
     whole message and no real result (`readable`): a result stored after a later
     message is moved home, a call whose output is gone is answered with the neutral
     error result, as `toolpair.repair` does; only a unit with no truthful repair (an
-    output whose call is gone) is left out, with a warning. ``get_items(limit=n)`` returns the newest whole units holding at
-    most ``n`` items (the newest unit whole even when it alone is larger), so
-    ``SessionSettings(limit)`` never sends an orphan output, a call without its output
-    or a call cut from its reasoning item. ``pop_item()`` removes the newest whole unit
-    and returns its newest item. The SDK's own bookkeeping (the session tail checks and
-    exact rewinds of 0.20+, which pass ``wrapper=``) pops exactly one item, as it
-    expects. Stored items are never rewritten; everything else is the wrapped
-    session's.
+    output whose call is gone) is left out, with a warning. ``get_items(limit=n)``
+    returns the newest whole units holding at most ``n`` items (the newest unit whole
+    even when it alone is larger), so ``SessionSettings(limit)`` never sends an orphan
+    output, a call without its output or a call cut from its reasoning item.
+    ``pop_item()`` removes the newest whole unit and returns its newest item. The SDK's
+    own bookkeeping (the session tail checks and exact rewinds of 0.20+, which pass
+    ``wrapper=``) pops exactly one item, as it expects. Stored items are never
+    rewritten; everything else is the wrapped session's.
     """
 
     def __init__(self, session: Any) -> None:

@@ -25,6 +25,7 @@ _LAZY = {
     "check_session": "._session",
     "repair_session": "._session",
     "stored_messages": "._session",
+    "SessionInUse": "._session",
 }
 
 __all__ = sorted(_LAZY)

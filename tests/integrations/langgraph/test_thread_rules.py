@@ -19,7 +19,16 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from lg_graphs import INVALID_CHAT_HISTORY, Ledger, ai_calls, call, cfg, messages_of, model, react_agent
+from lg_graphs import (
+    INVALID_CHAT_HISTORY,
+    Ledger,
+    ai_calls,
+    call,
+    cfg,
+    messages_of,
+    model,
+    react_agent,
+)
 
 from toolpair.integrations.langgraph import (
     acheck_thread,
@@ -42,7 +51,9 @@ def _stuck(llm: Any, checkpointer: Any = None) -> tuple[Any, dict[str, Any]]:
 
 
 def _scripted() -> Any:
-    return model(ai_calls(call("call_approve_1", "approve", action="deploy"), call("call_w_2")), "ok")
+    return model(
+        ai_calls(call("call_approve_1", "approve", action="deploy"), call("call_w_2")), "ok"
+    )
 
 
 # -- no checkpoint ------------------------------------------------------------------

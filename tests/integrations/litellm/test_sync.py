@@ -159,7 +159,9 @@ def test_patch_is_idempotent_reversible_and_runs_once_per_attempt(
 
     # From another thread.
     seen.clear()
-    worker = threading.Thread(target=_claude, args=(up,), kwargs={"model": CLAUDE, "messages": DANGLING_CHAT})
+    worker = threading.Thread(
+        target=_claude, args=(up,), kwargs={"model": CLAUDE, "messages": DANGLING_CHAT}
+    )
     worker.start()
     worker.join()
     assert seen == ["completion"]

@@ -86,8 +86,9 @@ def _nothing_real_lost(stored_items: list[dict], got: list[dict]) -> None:
     assert [i for i in got if i.get("role") == "user"] == said
     for i in got:
         if i.get("type") == "function_call":
-            assert any(i == {k: v for k, v in c.items() if k != "id"} or i == c
-                       for c in stored_items), i
+            assert any(
+                i == {k: v for k, v in c.items() if k != "id"} or i == c for c in stored_items
+            ), i
 
 
 def _returned_outputs_have_their_calls(got: list[dict]) -> bool:
@@ -296,9 +297,7 @@ async def test_readme_quick_start_sends_hurry_and_the_result(kind, tmp_path):
     srv = Server([[message("ok")]], kind=kind, model="gpt-4o" if kind == "chat" else "gpt-5")
     model = srv.responses_model() if kind == "responses" else srv.chat_model()
     agent = Agent(name="a", model=model)
-    await Runner.run(
-        agent, "and Madrid?", session=PairSafeSession(s), run_config=with_toolpair()
-    )
+    await Runner.run(agent, "and Madrid?", session=PairSafeSession(s), run_config=with_toolpair())
     body = srv.bodies[0]
     sent = body["input"] if kind == "responses" else body["messages"]
     text = json.dumps(sent)

@@ -52,14 +52,20 @@ def _openai_reply(n: int) -> bytes:
         first = {"index": 0, "delta": {"role": "assistant", "content": "done"}}
         last = {"index": 0, "delta": {}, "finish_reason": "stop"}
     return _sse(
-        [{**base, "choices": [first]}, {**base, "choices": [last]}, {**base, "choices": [], "usage": usage}],
+        [
+            {**base, "choices": [first]},
+            {**base, "choices": [last]},
+            {**base, "choices": [], "usage": usage},
+        ],
         done=True,
     )
 
 
 def _gemini_reply(n: int) -> bytes:
     if n < LOOPS:
-        part: dict[str, Any] = {"functionCall": {"id": f"g{n}", "name": "weather", "args": {"city": f"c{n}"}}}
+        part: dict[str, Any] = {
+            "functionCall": {"id": f"g{n}", "name": "weather", "args": {"city": f"c{n}"}}
+        }
     else:
         part = {"text": "done"}
     chunk = {
@@ -121,19 +127,41 @@ def bedrock_loop(limit: int | None = None) -> Any:
     def before_send(request: Any, **_: Any) -> Any:
         if limit is not None and len(json.loads(request.body)["messages"]) > limit:
             err = json.dumps({"message": "Input is too long for requested model."}).encode()
-            headers = {"content-type": "application/json", "x-amzn-ErrorType": "ValidationException"}
+            headers = {
+                "content-type": "application/json",
+                "x-amzn-ErrorType": "ValidationException",
+            }
             return AWSResponse(request.url, 400, headers, h._Raw(err))
         n = count["n"] % (LOOPS + 1)
         count["n"] += 1
         if n < LOOPS:
-            use = {"toolUse": {"toolUseId": f"tooluse_{n}", "name": "weather", "input": {"city": f"c{n}"}}}
-            out = {"output": {"message": {"role": "assistant", "content": [use]}}, "stopReason": "tool_use"}
+            use = {
+                "toolUse": {
+                    "toolUseId": f"tooluse_{n}",
+                    "name": "weather",
+                    "input": {"city": f"c{n}"},
+                }
+            }
+            out = {
+                "output": {"message": {"role": "assistant", "content": [use]}},
+                "stopReason": "tool_use",
+            }
         else:
-            out = {"output": {"message": {"role": "assistant", "content": [{"text": "done"}]}}, "stopReason": "end_turn"}
-        out |= {"usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2}, "metrics": {"latencyMs": 1}}
-        return AWSResponse(request.url, 200, {"content-type": "application/json"}, h._Raw(json.dumps(out).encode()))
+            out = {
+                "output": {"message": {"role": "assistant", "content": [{"text": "done"}]}},
+                "stopReason": "end_turn",
+            }
+        out |= {
+            "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
+            "metrics": {"latencyMs": 1},
+        }
+        return AWSResponse(
+            request.url, 200, {"content-type": "application/json"}, h._Raw(json.dumps(out).encode())
+        )
 
-    session = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1")
+    session = boto3.Session(
+        aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1"
+    )
     model = BedrockModel(
         boto_session=session, model_id="us.anthropic.claude-sonnet-4-6", streaming=False
     )

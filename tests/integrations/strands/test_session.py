@@ -4,6 +4,7 @@ directory, beside what Strands' own restore makes of the same stored histories."
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -57,17 +58,99 @@ def test_check_session_names_the_break(tmp_path: Path, case: str) -> None:
 
 
 @pytest.mark.parametrize("case", sorted(h.BROKEN))
-def test_repair_session_repairs_and_writes_nothing(tmp_path: Path, case: str) -> None:
+def test_repair_session_dry_run_repairs_and_writes_nothing(tmp_path: Path, case: str) -> None:
     store(tmp_path, case, h.BROKEN[case]())
     before = snapshot(tmp_path)
     sm = FileSessionManager(session_id=case, storage_dir=str(tmp_path))
-    result = repair_session(sm)
+    result = repair_session(sm, dry_run=True)
     assert result.fixes
     assert set(STORED[case][2]) <= {i for f in result.fixes for i in f.ids}
     assert toolpair.validate(result.messages, "bedrock", format="bedrock") == []
     assert snapshot(tmp_path) == before
     # Idempotent: the repaired history needs nothing more.
     assert toolpair.repair(result.messages, "bedrock", format="bedrock").fixes == []
+
+
+@pytest.mark.parametrize("case", sorted(h.BROKEN))
+def test_repair_session_writes_the_repair_through_the_session_manager(
+    tmp_path: Path, case: str
+) -> None:
+    """The bricked session (#3651) is fixed in storage: a later restore, with no toolpair
+    at all, hands the agent the repaired history and Bedrock gets a valid request; the
+    records already there are updated or kept, never deleted; a second repair writes
+    nothing."""
+    store(tmp_path, case, h.BROKEN[case]())
+    sm = FileSessionManager(session_id=case, storage_dir=str(tmp_path))
+    result = repair_session(sm)
+    assert result.fixes
+    fresh = FileSessionManager(session_id=case, storage_dir=str(tmp_path))
+    assert check_session(fresh) == []
+    assert plain(stored_messages(fresh)) == plain(result.messages)
+
+    capture = h.Capture()
+    restored = Agent(
+        model=h.bedrock_model(capture),
+        session_manager=FileSessionManager(session_id=case, storage_dir=str(tmp_path)),
+        callback_handler=None,
+    )
+    assert plain(restored.messages) == plain(result.messages)
+    restored("go on")
+    assert toolpair.validate(capture.last["messages"], "bedrock", format="bedrock") == []
+
+    settled = snapshot(tmp_path)
+    again = repair_session(FileSessionManager(session_id=case, storage_dir=str(tmp_path)))
+    assert not again.changed and snapshot(tmp_path) == settled
+
+
+def test_a_repair_that_only_adds_updates_in_place_and_appends(tmp_path: Path) -> None:
+    """An interrupted call answered (for Bedrock: its result in a turn of its own, then
+    a bridge before the user's text): the records from the first changed one on are
+    updated, the rest appended; the records before it, the agent and its restore offset
+    are untouched."""
+    store(tmp_path, "d", h.dangling())
+    before = snapshot(tmp_path)
+    result = repair_session(FileSessionManager(session_id="d", storage_dir=str(tmp_path)))
+    assert len(result.messages) == 6
+    after = snapshot(tmp_path)
+    changed = {k for k in after if before.get(k) != after[k]}
+    where = "session_d/agents/agent_default/messages/message_{}.json"
+    assert changed == {where.format(n) for n in (2, 3, 4, 5)}
+
+
+def test_a_repair_that_drops_a_message_moves_the_restore_past_the_old_log(
+    tmp_path: Path,
+) -> None:
+    """#3651's shape: more toolResult blocks than toolUse blocks (the interrupted turn's
+    result stored twice). The duplicate goes, and with it a message; records cannot be
+    deleted, so the repaired history is appended and the restore starts at it, the old
+    records staying behind it."""
+    bricked = [h.user("q"), h.calls("t1"), h.results("t1"), h.results("t1"), h.said("x")]
+    store(tmp_path, "o", bricked)
+    found = check_session(FileSessionManager(session_id="o", storage_dir=str(tmp_path)))
+    assert "bedrock.too_many_results" in [v.code for v in found]
+    result = repair_session(FileSessionManager(session_id="o", storage_dir=str(tmp_path)))
+    assert len(result.messages) == len(bricked) - 1
+    messages = sorted((tmp_path / "session_o/agents/agent_default/messages").iterdir())
+    assert len(messages) == len(bricked) + len(result.messages)
+    agent_file = tmp_path / "session_o/agents/agent_default/agent.json"
+    state = json.loads(agent_file.read_text())["conversation_manager_state"]
+    assert state["removed_message_count"] == len(bricked)
+    fresh = FileSessionManager(session_id="o", storage_dir=str(tmp_path))
+    assert check_session(fresh) == []
+    assert plain(stored_messages(fresh)) == plain(result.messages)
+
+
+def test_repair_session_refuses_a_live_agents_session_manager(tmp_path: Path) -> None:
+    from toolpair.integrations.strands import SessionInUse
+
+    store(tmp_path, "live", h.dangling())
+    sm = FileSessionManager(session_id="live", storage_dir=str(tmp_path))
+    Agent(model=h.bedrock_model(h.Capture()), session_manager=sm, callback_handler=None)
+    before = snapshot(tmp_path)
+    with pytest.raises(SessionInUse, match="nothing was written"):
+        repair_session(sm)
+    assert snapshot(tmp_path) == before
+    assert repair_session(sm, dry_run=True).fixes
 
 
 def test_valid_session_is_clean(tmp_path: Path) -> None:
@@ -99,13 +182,15 @@ def test_strands_restore_beside_repair_session(tmp_path: Path, case: str) -> Non
     restored = Agent(model=h.bedrock_model(h.Capture()), session_manager=sm, callback_handler=None)
     theirs = toolpair.validate(plain(restored.messages), "bedrock", format="bedrock")
     assert [v.code for v in theirs][:1] == [THEIRS[fixes_itself][case]]
-    ours = repair_session(FileSessionManager(session_id=case, storage_dir=str(tmp_path)))
+    ours = repair_session(
+        FileSessionManager(session_id=case, storage_dir=str(tmp_path)), dry_run=True
+    )
     assert toolpair.validate(ours.messages, "bedrock", format="bedrock") == []
     # Every text of the stored log is still there, and every result whose call is
     # (an orphan's content is kept as text with orphans="text").
     for text in ("still there?", "yes", "ok", "and now?", "fine", "weather?"):
         assert (text in str(h.BROKEN[case]())) <= (text in str(ours.messages))
-    kept = repair_session(sm, policy=toolpair.Policy(orphans="text"))
+    kept = repair_session(sm, policy=toolpair.Policy(orphans="text"), dry_run=True)
     assert "sunny" in str(kept.messages) or case != "orphan"
 
 
