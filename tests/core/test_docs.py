@@ -270,6 +270,27 @@ def test_every_documented_command_line_parses() -> None:
     assert checked >= 20
 
 
+YAML = re.compile(r"^```yaml[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def test_every_litellm_config_loads_its_guardrail() -> None:
+    """The LiteLLM config blocks parse, and each guardrail they name is a class LiteLLM
+    can import (in the litellm env, which has LiteLLM's YAML loader)."""
+    yaml = pytest.importorskip("yaml")
+    found = 0
+    for path in FILES:
+        for m in YAML.finditer(path.read_text()):
+            config = yaml.safe_load(m.group(1))
+            for entry in config.get("guardrails", []):
+                dotted = entry["litellm_params"]["guardrail"]
+                found += 1
+                if ENV != "litellm":
+                    continue
+                module, _, name = dotted.rpartition(".")
+                assert isinstance(getattr(importlib.import_module(module), name), type), dotted
+    assert found >= 2
+
+
 # -- code blocks -------------------------------------------------------------------------
 
 WITH_CODE = [f for f in FILES if blocks(f.read_text())]
