@@ -246,6 +246,51 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert ci == command.group(1)
 
 
+def test_every_documented_command_line_parses() -> None:
+    """Each ``toolpair ...`` line in a shell block names a real command and real options
+    (``<placeholders>`` stand for a file; a synopsis with ``[...]`` is left out)."""
+    from toolpair.cli import _parser
+
+    parser = _parser()
+    checked = 0
+    for path in FILES:
+        for m in ANY_FENCE.finditer(path.read_text()):
+            for line in m.group(1).splitlines():
+                if not line.startswith("toolpair "):
+                    continue
+                line = re.sub(r"<[^>]*>", "FILE", line.split(" #", 1)[0])
+                words = shlex.split(line)[1:]
+                if any("[" in w or "|" in w for w in words):
+                    continue
+                try:
+                    parser.parse_args(words)
+                except SystemExit:
+                    raise AssertionError(f"{path.name}: `{line.strip()}` does not parse") from None
+                checked += 1
+    assert checked >= 20
+
+
+YAML = re.compile(r"^```yaml[^\n]*\n(.*?)^```", re.S | re.M)
+
+
+def test_every_litellm_config_loads_its_guardrail() -> None:
+    """The LiteLLM config blocks parse, and each guardrail they name is a class LiteLLM
+    can import (in the litellm env, which has LiteLLM's YAML loader)."""
+    yaml = pytest.importorskip("yaml")
+    found = 0
+    for path in FILES:
+        for m in YAML.finditer(path.read_text()):
+            config = yaml.safe_load(m.group(1))
+            for entry in config.get("guardrails", []):
+                dotted = entry["litellm_params"]["guardrail"]
+                found += 1
+                if ENV != "litellm":
+                    continue
+                module, _, name = dotted.rpartition(".")
+                assert isinstance(getattr(importlib.import_module(module), name), type), dotted
+    assert found >= 2
+
+
 # -- code blocks -------------------------------------------------------------------------
 
 WITH_CODE = [f for f in FILES if blocks(f.read_text())]
