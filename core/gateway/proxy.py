@@ -56,8 +56,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolpair")
 
-#: The install line printed when the extra is missing.
-INSTALL = 'pip install "toolpair[proxy]"'
+#: The install line printed when the extra is missing: toolpair is installed from its
+#: repository, not PyPI.
+INSTALL = 'pip install ".[proxy]" (from a toolpair checkout)'
 
 #: Headers that belong to one connection, not to the message (RFC 9110 7.6.1), plus the
 #: ones the client library sets itself.
