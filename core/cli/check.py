@@ -27,7 +27,7 @@ from toolpair.cli.reading import (
     resolve,
     unit_line,
 )
-from toolpair.cli.render import group_line, grouped, violation_item, violation_line
+from toolpair.cli.render import group_line, grouped, plural, violation_item, violation_line
 from toolpair.cli.sessions import check_file as session_check
 from toolpair.cli.sessions import session_format
 from toolpair.engine.coverage import NothingJudged
@@ -64,6 +64,7 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
     stream, args = open_source(name, args)
     shown = "<stdin>" if name == "-" else name
     total = 0
+    lines = 0
     units = 0
     described: set[str] = set()
     try:
@@ -95,27 +96,34 @@ def _check_file(name: str, args: argparse.Namespace, out_json: list[dict[str, An
                     for v in violations
                 )
             else:
-                print_violations(functools.partial(location, shown, unit), violations, r.provider)
+                lines += print_violations(
+                    functools.partial(location, shown, unit), violations, r.provider
+                )
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
     if not args.json:
         what = "; ".join(sorted(described))
-        count = "valid" if not total else f"{total} violation{'s' if total != 1 else ''}"
+        count = "valid" if not total else plural(total, "violation")
+        if lines != total:
+            count += f" across providers, {plural(lines, 'finding')}"
         per = f" in {units} histories" if doc.kind == "jsonl-requests" else ""
         print(f"{shown}: {count}{per} ({what})")
     return total
 
 
-def print_violations(loc: Callable[[int], str], violations: list[Violation], provider: str) -> None:
+def print_violations(loc: Callable[[int], str], violations: list[Violation], provider: str) -> int:
     """One line per violation; for the portable rule set one line per finding, naming
-    every provider that refuses it (``--json`` keeps one item per provider)."""
+    every provider that refuses it (``--json`` keeps one item per provider). Returns the
+    number of lines."""
     if provider != "portable":
         for v in violations:
             print(violation_line(loc(v.index), v))
-        return
-    for v, providers in grouped(violations):
+        return len(violations)
+    groups = grouped(violations)
+    for v, providers in groups:
         print(group_line(loc(v.index), v, providers))
+    return len(groups)
 
 
 #: Where ``check --thread`` finds LangGraph (imported only when the option is given).
@@ -155,9 +163,9 @@ def _check_thread(name: str, args: argparse.Namespace, out_json: list[dict[str, 
             for v in violations
         )
     else:
-        print_violations(lambda i: f"{where}: message {i}", violations, provider)
-    if not args.json:
-        count = "valid" if not violations else f"{len(violations)} violation"
-        count += "s" if len(violations) > 1 else ""
+        lines = print_violations(lambda i: f"{where}: message {i}", violations, provider)
+        count = "valid" if not violations else plural(len(violations), "violation")
+        if lines != len(violations):
+            count += f" across providers, {plural(lines, 'finding')}"
         print(f"{where}: {count} ({len(messages)} messages, {provider} rules)")
     return len(violations)
