@@ -39,7 +39,9 @@ from wire import (
 import toolpair
 from toolpair._model import Block
 from toolpair.formats.anthropic import AnthropicCodec
-from toolpair.providers.anthropic import A10_BLANK
+from toolpair.providers.anthropic import BLANK_TEXT
+
+A10_BLANK = BLANK_TEXT.text
 
 
 @dataclass
