@@ -16,7 +16,9 @@ from dataclasses import replace
 
 from toolpair.providers import (
     PROFILES,
+    Evidence,
     Profile,
+    Rule,
     anthropic,
     bedrock,
     deepseek,
@@ -28,10 +30,9 @@ from toolpair.providers import (
     responses,
     vertex,
 )
-from toolpair.providers._rule import Evidence, Rule
-from toolpair.providers._rule import Kind as Kind
-from toolpair.providers._rule import Stance as Stance
-from toolpair.providers._rule import Status as Status
+from toolpair.providers import Kind as Kind
+from toolpair.providers import Stance as Stance
+from toolpair.providers import Status as Status
 
 
 def enforced(rule: Rule, families: tuple[str, ...]) -> bool:
