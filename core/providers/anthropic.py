@@ -53,6 +53,7 @@ CONTENT_AFTER_TOOL_USE = Rule(
     "observed",
     "text after a tool_use is merged into the call turn; anthropics/claude-code#5989",
 )
+
 UNEXPECTED_RESULT = Rule(
     "anthropic.unexpected_result",
     "A3",
@@ -73,6 +74,7 @@ UNEXPECTED_RESULT = Rule(
         ),
     ),
 )
+
 DUPLICATE_TOOL_USE_ID = Rule(
     "anthropic.duplicate_tool_use_id",
     "A4",
@@ -80,6 +82,7 @@ DUPLICATE_TOOL_USE_ID = Rule(
     "observed",
     "trycua/cua#524; anthropics/claude-code#20901",
 )
+
 # UNVERIFIED wording: Anthropic's schema errors name the field and say "Field required".
 RESULT_WITHOUT_ID = Rule(
     "anthropic.result_without_id",
@@ -89,6 +92,7 @@ RESULT_WITHOUT_ID = Rule(
     "schema error in the form of A6; no public copy of the exact text",
     basis="documented",
 )
+
 DUPLICATE_RESULT = Rule(
     "anthropic.duplicate_result",
     "A5",
@@ -97,6 +101,7 @@ DUPLICATE_RESULT = Rule(
     "observed",
     "vectorize-io/hindsight#4250; OpenHands/software-agent-sdk#2114",
 )
+
 INVALID_TOOL_USE_ID = Rule(
     "anthropic.invalid_tool_use_id",
     "A6",
@@ -104,6 +109,7 @@ INVALID_TOOL_USE_ID = Rule(
     "observed",
     "RooCodeInc/Roo-Code#10649; tailcallhq/forgecode#1142 (length limit unverified)",
 )
+
 INVALID_SERVER_TOOL_USE_ID = Rule(
     "anthropic.invalid_server_tool_use_id",
     "A7",
@@ -112,6 +118,7 @@ INVALID_SERVER_TOOL_USE_ID = Rule(
     "observed",
     "ding113/claude-code-hub#470",
 )
+
 INVALID_TOOL_NAME = Rule(
     "anthropic.invalid_tool_name",
     "A8",
@@ -119,6 +126,7 @@ INVALID_TOOL_NAME = Rule(
     "documented",
     "implement-tool-use (name pattern); apify/tester-mcp-client#11",
 )
+
 DUPLICATE_TOOL_NAME = Rule(
     "anthropic.duplicate_tool_name",
     "A8",
@@ -126,6 +134,7 @@ DUPLICATE_TOOL_NAME = Rule(
     "observed",
     "anthropics/claude-code#10687",
 )
+
 EMPTY_ERROR_RESULT = Rule(
     "anthropic.empty_error_result",
     "A9",
@@ -133,6 +142,7 @@ EMPTY_ERROR_RESULT = Rule(
     "observed",
     "bytedance/trae-agent#230; jlevy/markform#153",
 )
+
 EMPTY_TEXT = Rule(
     "anthropic.empty_text",
     "A10",
@@ -140,6 +150,7 @@ EMPTY_TEXT = Rule(
     "observed",
     "anthropics/claude-code#59812; run-llama/llama_index#17278",
 )
+
 # Whitespace-only text gets its own 400 (anthropics/claude-code#23369, #23440;
 # home-assistant/core#175637, for whitespace-only string content too). UNVERIFIED: a
 # direct test of the API (LibreChat-AI/agents#124) found such a block accepted beside
@@ -167,6 +178,7 @@ BLANK_TEXT = Rule(
     ),
     basis="observed",
 )
+
 TRAILING_WHITESPACE = Rule(
     "anthropic.trailing_whitespace",
     "A10",
@@ -174,6 +186,7 @@ TRAILING_WHITESPACE = Rule(
     "observed",
     "aliasrobotics/cai#182; tailcallhq/forgecode#1872",
 )
+
 SERVER_TOOL_PENDING = Rule(
     "anthropic.server_tool_pending",
     "S1",
@@ -181,6 +194,7 @@ SERVER_TOOL_PENDING = Rule(
     "documented",
     "handle-tool-calls (deferred server tools); handling-stop-reasons#tool-use",
 )
+
 UNEXPECTED_SERVER_RESULT = Rule(
     "anthropic.unexpected_server_result",
     "S4",
@@ -189,6 +203,7 @@ UNEXPECTED_SERVER_RESULT = Rule(
     "observed",
     "anthropics/claude-code#64383, #80439, #62577",
 )
+
 # UNVERIFIED: no public copy of the 400 for a member result without toolset_name (T2);
 # worded after the API's other field errors.
 MISSING_TOOLSET_NAME = Rule(
@@ -200,6 +215,7 @@ MISSING_TOOLSET_NAME = Rule(
     "handle-tool-calls (toolset members echo toolset_name); no public copy of the 400",
     basis="documented",
 )
+
 THINKING_NOT_FIRST = Rule(
     "anthropic.thinking_not_first",
     "H1",
@@ -213,6 +229,7 @@ THINKING_NOT_FIRST = Rule(
     "extended-thinking; deepset-ai/haystack-core-integrations#2146; mastra-ai/mastra#7799",
     "with thinking on",
 )
+
 THINKING_DISABLED = Rule(
     "anthropic.thinking_disabled",
     "H2",
@@ -223,6 +240,7 @@ THINKING_DISABLED = Rule(
     "tailcallhq/forgecode#1853",
     "with thinking off",
 )
+
 INVALID_SIGNATURE = Rule(
     "anthropic.invalid_signature",
     "H3",
@@ -230,6 +248,7 @@ INVALID_SIGNATURE = Rule(
     "observed",
     "anthropics/claude-code#10627; anthropics/anthropic-sdk-python#1598",
 )
+
 TOOL_USE_NAME_TOO_LONG = Rule(
     "anthropic.tool_use_name_too_long",
     "A12",
@@ -238,6 +257,7 @@ TOOL_USE_NAME_TOO_LONG = Rule(
     "anthropics/claude-code#2673; openclaw/openclaw#13134 (2026-02); claude-code#94799",
     "every model: a tool_use block's name (the tool definitions have their own limit)",
 )
+
 # Mid-conversation system messages (2026-05, Opus 4.8 and later; Bedrock and Vertex too).
 SYSTEM_FIRST = Rule(
     "anthropic.system_first",
@@ -250,6 +270,7 @@ SYSTEM_FIRST = Rule(
     "on a wire body; not the directive-only form (content: [])",
     since="2026-05 (mid-conversation system messages)",
 )
+
 SYSTEM_NOT_BEFORE_ASSISTANT = Rule(
     "anthropic.system_not_before_assistant",
     "Y2",
@@ -274,6 +295,7 @@ SYSTEM_BETWEEN_CALL_AND_RESULT = Rule(
     "results, on a wire body; repair moves it after the results",
     since="2026-05 (mid-conversation system messages)",
 )
+
 # UNVERIFIED wording; the placement is documented (mid-conversation-system-messages):
 # after a user turn, or after an assistant turn that ends in a server tool use.
 SYSTEM_AFTER_ASSISTANT = Rule(
@@ -778,6 +800,7 @@ class _Named(Anthropic):
 _NAMED = _Named()
 
 
+#: The rules this module checks, in the order of docs/rules.md.
 RULES = (
     MISSING_RESULT,
     RESULTS_NOT_FIRST,

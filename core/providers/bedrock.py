@@ -53,6 +53,7 @@ MISSING_RESULT = Rule(
         ),
     ),
 )
+
 TOO_MANY_RESULTS = Rule(
     "bedrock.too_many_results",
     "B2",
@@ -61,6 +62,7 @@ TOO_MANY_RESULTS = Rule(
     "observed",
     "pydantic/pydantic-ai#2327; Just-Curieous/Curie#16",
 )
+
 MIXED_RESULT_TURN = Rule(
     "bedrock.mixed_result_turn",
     "B3",
@@ -73,6 +75,7 @@ MIXED_RESULT_TURN = Rule(
     lambda p: getattr(p, "result_turn", "results") != "any",
     families=("claude-3", "claude-4", "llama", "mistral"),
 )
+
 ROLES_NOT_ALTERNATING = Rule(
     "bedrock.roles_not_alternating",
     "B4",
@@ -81,6 +84,7 @@ ROLES_NOT_ALTERNATING = Rule(
     "observed",
     "microsoft/semantic-kernel#10281; langchain-ai/langchain-aws#130",
 )
+
 FIRST_NOT_USER = Rule(
     "bedrock.first_not_user",
     "B5",
@@ -89,6 +93,7 @@ FIRST_NOT_USER = Rule(
     "observed",
     "langgenius/dify#12340; strands-agents/sdk-typescript#727",
 )
+
 MISSING_TOOL_CONFIG = Rule(
     "bedrock.missing_tool_config",
     "B6",
@@ -96,6 +101,7 @@ MISSING_TOOL_CONFIG = Rule(
     "observed",
     "langgenius/dify#17545, #16421",
 )
+
 EMPTY_ERROR_RESULT = Rule(
     "bedrock.empty_error_result",
     "B7",
@@ -104,6 +110,7 @@ EMPTY_ERROR_RESULT = Rule(
     "observed",
     "aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15",
 )
+
 BLANK_TEXT = Rule(
     "bedrock.blank_text",
     "B7",
@@ -112,6 +119,7 @@ BLANK_TEXT = Rule(
     "observed",
     "aws-samples/bedrock-engineer#8",
 )
+
 # UNVERIFIED (docs/rules.md B8, B9): the service's texts for a bad or duplicate toolUseId
 # were never captured; these follow the AWS validation-error format.
 INVALID_TOOL_USE_ID = Rule(
@@ -134,6 +142,7 @@ INVALID_TOOL_USE_ID = Rule(
     ),
     basis="documented",
 )
+
 # UNVERIFIED: the AWS validation format (1-based member indices) for a null field.
 RESULT_WITHOUT_ID = Rule(
     "bedrock.result_without_id",
@@ -144,6 +153,7 @@ RESULT_WITHOUT_ID = Rule(
     "the AWS validation-error format (1-based member indices)",
     basis="documented",
 )
+
 DUPLICATE_TOOL_USE_ID = Rule(
     "bedrock.duplicate_tool_use_id",
     "B9",
@@ -166,6 +176,7 @@ RESULT_JSON_NOT_OBJECT = Rule(
     basis="observed",
     since="2026-09",
 )
+
 MIXED_TOOL_USE_TURN = Rule(
     "bedrock.mixed_tool_use_turn",
     "B3",
@@ -185,6 +196,7 @@ MIXED_TOOL_USE_TURN = Rule(
     ),
     families=("llama", "mistral"),
 )
+
 #: Claude behind Converse answers in Anthropic's words, wrapped, a call whose answering
 #: turn holds no results at all (Converse's own B1 check names a turn that holds some).
 MISSING_RESULT_CLAUDE = Rule(
@@ -559,6 +571,7 @@ FAMILIES: dict[str, Profile] = {
 }
 
 
+#: The rules this module checks, in the order of docs/rules.md.
 RULES = (
     MISSING_RESULT,
     MISSING_RESULT_CLAUDE,

@@ -26,6 +26,7 @@ MISSING_REASONING_CONTENT = Rule(
     profile_has("reasoning_every_turn", False),
     since="V3.2: the current tool loop's assistant turns; V4 asks it of every assistant turn (D2)",
 )
+
 REASONING_NOT_PASSED_BACK = Rule(
     "deepseek.reasoning_not_passed_back",
     "D2",
@@ -50,6 +51,7 @@ REASONING_NOT_PASSED_BACK = Rule(
         ),
     ),
 )
+
 MISSING_OUTPUT = Rule(
     "deepseek-responses.missing_output",
     "D3",
@@ -71,6 +73,7 @@ MISSING_OUTPUT = Rule(
         ),
     ),
 )
+
 ORPHAN_OUTPUT = Rule(
     "deepseek-responses.orphan_output",
     "D3",
@@ -242,6 +245,7 @@ def _renamed(v: Violation, names: dict[str, str]) -> Violation:
     return v
 
 
+#: The rules this module checks, in the order of docs/rules.md.
 RULES = (
     MISSING_REASONING_CONTENT,
     REASONING_NOT_PASSED_BACK,

@@ -27,6 +27,7 @@ UNEXPECTED_RESPONSE = Rule(
     "observed",
     "google-gemini/deprecated-generative-ai-js#267",
 )
+
 RESPONSE_COUNT = Rule(
     "gemini.response_count",
     "G2",
@@ -37,6 +38,7 @@ RESPONSE_COUNT = Rule(
     "every model (without ids only the count is checked); Gemini 2.5 on the Gemini API "
     "takes the responses split across consecutive user turns",
 )
+
 CALL_TURN_POSITION = Rule(
     "gemini.call_turn_position",
     "G3",
@@ -45,6 +47,7 @@ CALL_TURN_POSITION = Rule(
     "observed",
     "google-gemini/gemini-cli#11814, #26486",
 )
+
 ENDS_WITH_CALL = Rule(
     "gemini.ends_with_call",
     "G4",
@@ -52,6 +55,7 @@ ENDS_WITH_CALL = Rule(
     "observed",
     "songquanpeng/one-api#836 (an older text)",
 )
+
 MISSING_THOUGHT_SIGNATURE = Rule(
     "gemini.missing_thought_signature",
     "G5",
@@ -85,6 +89,7 @@ MISSING_THOUGHT_SIGNATURE = Rule(
         ),
     ),
 )
+
 EMPTY_PARTS = Rule(
     "gemini.empty_parts",
     "G6",
@@ -229,6 +234,7 @@ def _same_calls(calls: Sequence[Item], results: Sequence[Item]) -> bool:
     return True
 
 
+#: The rules this module checks, in the order of docs/rules.md.
 RULES = (
     MISSING_RESPONSE,
     UNEXPECTED_RESPONSE,

@@ -19,6 +19,7 @@ INVALID_ID = Rule(
     "documented",
     "mistral-common validator.py; jackmpcollins/magentic#276",
 )
+
 RESULT_WITHOUT_ID = Rule(
     "mistral.result_without_id",
     "M7",
@@ -26,6 +27,7 @@ RESULT_WITHOUT_ID = Rule(
     "documented",
     "mistral-common validator.py (serving mode)",
 )
+
 COUNT_MISMATCH = Rule(
     "mistral.count_mismatch",
     "M2",
@@ -33,6 +35,7 @@ COUNT_MISMATCH = Rule(
     "documented",
     "mistral-common validator.py; mistralai/client-python#234",
 )
+
 UNEXPECTED_ID = Rule(
     "mistral.unexpected_id",
     "M3",
@@ -41,6 +44,7 @@ UNEXPECTED_ID = Rule(
     "mistral-common MistralRequestValidatorV13",
     "tokenizer 13 and later",
 )
+
 DUPLICATE_RESULT = Rule(
     "mistral.duplicate_result",
     "M3",
@@ -49,6 +53,7 @@ DUPLICATE_RESULT = Rule(
     "mistral-common MistralRequestValidatorV13",
     "tokenizer 13 and later",
 )
+
 DUPLICATE_CALL_ID = Rule(
     "mistral.duplicate_call_id",
     "M3",
@@ -57,6 +62,7 @@ DUPLICATE_CALL_ID = Rule(
     "mistral-common MistralRequestValidatorV13",
     "tokenizer 13 and later",
 )
+
 UNEXPECTED_ROLE = Rule(
     "mistral.unexpected_role",
     "M4",
@@ -81,6 +87,7 @@ UNEXPECTED_ROLE = Rule(
         ),
     ),
 )
+
 BAD_LAST_ROLE = Rule(
     "mistral.bad_last_role",
     "M5",
@@ -89,6 +96,7 @@ BAD_LAST_ROLE = Rule(
     "documented",
     "mistral-common _validate_last_message; NEKOparapa/AiNiee#641",
 )
+
 CONTENT_AND_TOOL_CALLS = Rule(
     "mistral.content_and_tool_calls",
     "M6",
@@ -97,6 +105,7 @@ CONTENT_AND_TOOL_CALLS = Rule(
     "mistral-common _validate_assistant_message",
     "tokenizers before 5",
 )
+
 INVALID_NAME = Rule(
     "mistral.invalid_name",
     "M7",
@@ -105,6 +114,7 @@ INVALID_NAME = Rule(
     "documented",
     "mistral-common validator.py",
 )
+
 EMPTY = Rule(
     "mistral.empty",
     "M8",
@@ -112,6 +122,7 @@ EMPTY = Rule(
     "documented",
     "mistral-common _validate_message_list_structure",
 )
+
 BAD_START = Rule(
     "mistral.bad_start",
     "M8",
@@ -236,6 +247,7 @@ class Mistral(Profile):
         return out
 
 
+#: The rules this module checks, in the order of docs/rules.md.
 RULES = (
     INVALID_ID,
     COUNT_MISMATCH,

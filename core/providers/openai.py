@@ -26,6 +26,7 @@ REPEATED_CALL_ID = Rule(
     "unverified",
     "one id on two calls leaves one unanswered; O1 is the closest confirmed text",
 )
+
 UNEXPECTED_TOOL_MESSAGE = Rule(
     "openai.unexpected_tool_message",
     "O2",
@@ -34,6 +35,7 @@ UNEXPECTED_TOOL_MESSAGE = Rule(
     "observed",
     "miurla/morphic#136; run-llama/llama_index#10493",
 )
+
 UNKNOWN_TOOL_CALL_ID = Rule(
     "openai.unknown_tool_call_id",
     "O3",
@@ -41,6 +43,7 @@ UNKNOWN_TOOL_CALL_ID = Rule(
     "observed",
     "dapr/dapr-agents#145",
 )
+
 DUPLICATE_RESULT = Rule(
     "openai.duplicate_result",
     "O4",
@@ -49,6 +52,7 @@ DUPLICATE_RESULT = Rule(
     "observed",
     "agno-agi/agno#5116; anomalyco/opencode#1211",
 )
+
 ID_TOO_LONG = Rule(
     "openai.id_too_long",
     "O5",
@@ -216,6 +220,7 @@ def _no_id(at: int) -> Violation:
     return RESULT_WITHOUT_ID.violation(at, (), f"messages.[{at}].tool_call_id")
 
 
+#: The rules this module checks, in the order of docs/rules.md.
 RULES = (
     MISSING_RESULT,
     REPEATED_CALL_ID,

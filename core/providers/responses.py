@@ -22,6 +22,7 @@ MISSING_OUTPUT = Rule(
     "Codex's local_shell_call, shell_call, apply_patch_call and PTC's program, each "
     "answered by its own output type (the wording seen is the function call's)",
 )
+
 ORPHAN_OUTPUT = Rule(
     "openai-responses.orphan_output",
     "R2",
@@ -30,6 +31,7 @@ ORPHAN_OUTPUT = Rule(
     "pydantic/pydantic-ai#4887; agno-agi/agno#9372",
     "without previous_response_id",
 )
+
 REASONING_WITHOUT_FOLLOWING = Rule(
     "openai-responses.reasoning_without_following",
     "R3",
@@ -53,6 +55,7 @@ REASONING_WITHOUT_FOLLOWING = Rule(
         ),
     ),
 )
+
 CALL_WITHOUT_REASONING = Rule(
     "openai-responses.call_without_reasoning",
     "R3",
@@ -87,6 +90,7 @@ CALL_WITHOUT_REASONING = Rule(
         ),
     ),
 )
+
 # UNVERIFIED: OpenAI's standard wording for a missing required field.
 RESULT_WITHOUT_ID = Rule(
     "openai-responses.result_without_id",
@@ -96,6 +100,7 @@ RESULT_WITHOUT_ID = Rule(
     "OpenAI's standard wording for a missing required parameter",
     basis="documented",
 )
+
 DUPLICATE_ITEM = Rule(
     "openai-responses.duplicate_item",
     "R4",
@@ -103,6 +108,7 @@ DUPLICATE_ITEM = Rule(
     "observed",
     "vercel/ai#13307, #7883; earendil-works/pi#5147",
 )
+
 BAD_ITEM_ID = Rule(
     "openai-responses.bad_item_id",
     "R5",
@@ -110,6 +116,7 @@ BAD_ITEM_ID = Rule(
     "observed",
     "nodetool-ai/nodetool#4252; laravel/ai#1052",
 )
+
 CALL_ID_TOO_LONG = Rule(
     "openai-responses.call_id_too_long",
     "R6",
@@ -118,6 +125,7 @@ CALL_ID_TOO_LONG = Rule(
     "observed",
     "AnswerDotAI/fastllm#45; openai/codex#14355",
 )
+
 # UNVERIFIED: OpenAI's standard wording for an empty string field.
 EMPTY_CALL_ID = Rule(
     "openai-responses.empty_call_id",
@@ -128,6 +136,7 @@ EMPTY_CALL_ID = Rule(
     "OpenAI's standard wording for an empty string field",
     basis="documented",
 )
+
 # UNVERIFIED wordings: Programmatic Tool Calling (2026-07) is documented in the SDK's
 # types (a call made by a program names it in ``caller``; its output echoes that
 # caller); the API's texts for these refusals have no public copy.
@@ -142,6 +151,7 @@ CALLER_NOT_ECHOED = Rule(
     "an output of a call a program made",
     basis="observed",
 )
+
 ORPHAN_PROGRAM_CALL = Rule(
     "openai-responses.orphan_program_call",
     "R8",
@@ -154,6 +164,7 @@ ORPHAN_PROGRAM_CALL = Rule(
     "2026-07) needs that program item in the input",
     basis="observed",
 )
+
 ITEM_NOT_PERSISTED = Rule(
     "openai-responses.item_not_persisted",
     "R7",
@@ -389,6 +400,7 @@ def _non_reasoning(base: type[Responses]) -> Profile:
     return hit
 
 
+#: The rules this module checks, in the order of docs/rules.md.
 RULES = (
     MISSING_OUTPUT,
     ORPHAN_PROGRAM_CALL,

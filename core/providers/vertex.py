@@ -35,6 +35,7 @@ MIXED_RESPONSE_TURN = Rule(
         ),
     ),
 )
+
 UNKNOWN_ID_FIELD = Rule(
     "vertex.unknown_id_field",
     "V2",
@@ -58,6 +59,7 @@ UNKNOWN_ID_FIELD = Rule(
         ),
     ),
 )
+
 MISSING_THOUGHT_SIGNATURE = Rule(
     "vertex.missing_thought_signature",
     "G5",
@@ -69,6 +71,7 @@ MISSING_THOUGHT_SIGNATURE = Rule(
     "Gemini 3 on Vertex AI (as G5)",
     profile_named("vertex"),
 )
+
 # UNVERIFIED past "parts field": the observed report quotes the text cut short.
 EMPTY_PARTS = Rule(
     "gemini.empty_parts",
@@ -137,6 +140,7 @@ class Vertex(Gemini):
 _NAMED: dict[type, Profile] = {}
 
 
+#: The rules this module checks, in the order of docs/rules.md.
 RULES = (
     MISSING_THOUGHT_SIGNATURE,
     EMPTY_PARTS,
