@@ -95,6 +95,9 @@ class Rule:
     #: The model families the refusals behind an observed rule were seen for, where they
     #: single some out; empty: seen across the API's models without a family distinction.
     families: tuple[str, ...] = ()
+    #: Where the provider's error points, in its own notation: a template over the text's
+    #: parameters and ``{index}`` (empty where the error names no place).
+    path: str = ""
 
     @property
     def provider(self) -> str:
@@ -115,10 +118,12 @@ class Rule:
         return self.basis or self.status
 
     def violation(
-        self, index: int, ids: tuple[str, ...] = (), path: str = "", /, **params: object
+        self, index: int, ids: tuple[str, ...] = (), path: str | None = None, /, **params: object
     ) -> Violation:
-        """This rule broken at message ``index``: its text with ``params`` filled in."""
-        return Violation(self.code, self.text.format(**params), index, ids, path)
+        """This rule broken at message ``index``: its text and path with ``params`` filled
+        in (``path`` given where the check knows the place better than the template)."""
+        where = self.path.format(index=index, **params) if path is None else path
+        return Violation(self.code, self.text.format(**params), index, ids, where)
 
     @property
     def shown(self) -> str:

@@ -36,6 +36,7 @@ MISSING_RESULT = Rule(
             "2026-03",
         ),
     ),
+    path="messages.{i}",
 )
 
 RESULTS_NOT_FIRST = Rule(
@@ -44,6 +45,7 @@ RESULTS_NOT_FIRST = Rule(
     MISSING_RESULT.text,
     "documented",
     "handle-tool-calls (results first); handling-stop-reasons",
+    path="messages.{i}",
 )
 
 CONTENT_AFTER_TOOL_USE = Rule(
@@ -73,6 +75,7 @@ UNEXPECTED_RESULT = Rule(
             "2026-03",
         ),
     ),
+    path="messages.{i}.content.{j}",
 )
 
 DUPLICATE_TOOL_USE_ID = Rule(
@@ -81,6 +84,7 @@ DUPLICATE_TOOL_USE_ID = Rule(
     "messages.{i}.content.{j}: `tool_use` ids must be unique",
     "observed",
     "trycua/cua#524; anthropics/claude-code#20901",
+    path="messages.{i}.content.{j}",
 )
 
 # UNVERIFIED wording: Anthropic's schema errors name the field and say "Field required".
@@ -91,6 +95,7 @@ RESULT_WITHOUT_ID = Rule(
     "unverified",
     "schema error in the form of A6; no public copy of the exact text",
     basis="documented",
+    path="messages.{i}.content.{j}.tool_result.tool_use_id",
 )
 
 DUPLICATE_RESULT = Rule(
@@ -100,6 +105,7 @@ DUPLICATE_RESULT = Rule(
     "`tool_result` blocks with id: {id}",
     "observed",
     "vectorize-io/hindsight#4250; OpenHands/software-agent-sdk#2114",
+    path="messages.{i}.content.{j}",
 )
 
 INVALID_TOOL_USE_ID = Rule(
@@ -108,6 +114,7 @@ INVALID_TOOL_USE_ID = Rule(
     "messages.{i}.content.{j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
     "observed",
     "RooCodeInc/Roo-Code#10649; tailcallhq/forgecode#1142 (length limit unverified)",
+    path="messages.{i}.content.{j}.tool_use.id",
 )
 
 INVALID_SERVER_TOOL_USE_ID = Rule(
@@ -117,6 +124,7 @@ INVALID_SERVER_TOOL_USE_ID = Rule(
     "'^srvtoolu_[a-zA-Z0-9_]+$'",
     "observed",
     "ding113/claude-code-hub#470",
+    path="messages.{i}.content.{j}.server_tool_use.id",
 )
 
 INVALID_TOOL_NAME = Rule(
@@ -125,6 +133,7 @@ INVALID_TOOL_NAME = Rule(
     "tools.{k}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
     "documented",
     "implement-tool-use (name pattern); apify/tester-mcp-client#11",
+    path="tools.{k}.custom.name",
 )
 
 DUPLICATE_TOOL_NAME = Rule(
@@ -133,6 +142,7 @@ DUPLICATE_TOOL_NAME = Rule(
     "tools: Tool names must be unique.",
     "observed",
     "anthropics/claude-code#10687",
+    path="tools",
 )
 
 EMPTY_ERROR_RESULT = Rule(
@@ -141,6 +151,7 @@ EMPTY_ERROR_RESULT = Rule(
     "messages.{i}.content.{j}.tool_result: content cannot be empty if `is_error` is true",
     "observed",
     "bytedance/trae-agent#230; jlevy/markform#153",
+    path="messages.{i}.content.{j}.tool_result",
 )
 
 EMPTY_TEXT = Rule(
@@ -149,6 +160,7 @@ EMPTY_TEXT = Rule(
     "messages: text content blocks must be non-empty",
     "observed",
     "anthropics/claude-code#59812; run-llama/llama_index#17278",
+    path="messages",
 )
 
 # Whitespace-only text gets its own 400 (anthropics/claude-code#23369, #23440;
@@ -177,6 +189,7 @@ BLANK_TEXT = Rule(
         ),
     ),
     basis="observed",
+    path="messages",
 )
 
 TRAILING_WHITESPACE = Rule(
@@ -185,6 +198,7 @@ TRAILING_WHITESPACE = Rule(
     "messages: final assistant content cannot end with trailing whitespace",
     "observed",
     "aliasrobotics/cai#182; tailcallhq/forgecode#1872",
+    path="messages",
 )
 
 SERVER_TOOL_PENDING = Rule(
@@ -193,6 +207,7 @@ SERVER_TOOL_PENDING = Rule(
     "`{tool}` tool use with id `{id}` was found without a corresponding `{tool}_tool_result` block",
     "documented",
     "handle-tool-calls (deferred server tools); handling-stop-reasons#tool-use",
+    path="messages.{index}",
 )
 
 UNEXPECTED_SERVER_RESULT = Rule(
@@ -202,6 +217,7 @@ UNEXPECTED_SERVER_RESULT = Rule(
     "`{kind}` block must have a corresponding `server_tool_use` block before it.",
     "observed",
     "anthropics/claude-code#64383, #80439, #62577",
+    path="messages.{i}.content.{j}",
 )
 
 # UNVERIFIED: no public copy of the 400 for a member result without toolset_name (T2);
@@ -214,6 +230,7 @@ MISSING_TOOLSET_NAME = Rule(
     "unverified",
     "handle-tool-calls (toolset members echo toolset_name); no public copy of the 400",
     basis="documented",
+    path="messages.{i}.content.{j}",
 )
 
 THINKING_NOT_FIRST = Rule(
@@ -228,6 +245,7 @@ THINKING_NOT_FIRST = Rule(
     "documented",
     "extended-thinking; deepset-ai/haystack-core-integrations#2146; mastra-ai/mastra#7799",
     "with thinking on",
+    path="messages.{i}.content.0.type",
 )
 
 THINKING_DISABLED = Rule(
@@ -239,6 +257,7 @@ THINKING_DISABLED = Rule(
     "observed",
     "tailcallhq/forgecode#1853",
     "with thinking off",
+    path="messages.{i}.content.{j}",
 )
 
 INVALID_SIGNATURE = Rule(
@@ -247,6 +266,7 @@ INVALID_SIGNATURE = Rule(
     "messages.{i}.content.{j}: Invalid `signature` in `thinking` block",
     "observed",
     "anthropics/claude-code#10627; anthropics/anthropic-sdk-python#1598",
+    path="messages.{i}.content.{j}",
 )
 
 TOOL_USE_NAME_TOO_LONG = Rule(
@@ -256,6 +276,7 @@ TOOL_USE_NAME_TOO_LONG = Rule(
     "observed",
     "anthropics/claude-code#2673; openclaw/openclaw#13134 (2026-02); claude-code#94799",
     "every model: a tool_use block's name (the tool definitions have their own limit)",
+    path="messages.{i}.content.{j}.tool_use.name",
 )
 
 # Mid-conversation system messages (2026-05, Opus 4.8 and later; Bedrock and Vertex too).
@@ -269,6 +290,7 @@ SYSTEM_FIRST = Rule(
     "mid-conversation system messages (Opus 4.8 and later, also on Bedrock and Vertex), "
     "on a wire body; not the directive-only form (content: [])",
     since="2026-05 (mid-conversation system messages)",
+    path="messages.{index}.role",
 )
 
 SYSTEM_NOT_BEFORE_ASSISTANT = Rule(
@@ -282,6 +304,7 @@ SYSTEM_NOT_BEFORE_ASSISTANT = Rule(
     "mid-conversation-tool-changes-2026-07-01: a tool_removal sits right before an "
     "assistant turn or last)",
     since="2026-05 (mid-conversation system messages)",
+    path="messages.{index}.role",
 )
 
 SYSTEM_BETWEEN_CALL_AND_RESULT = Rule(
@@ -294,6 +317,7 @@ SYSTEM_BETWEEN_CALL_AND_RESULT = Rule(
     "a system message between an assistant turn's tool_use blocks and the turn with their "
     "results, on a wire body; repair moves it after the results",
     since="2026-05 (mid-conversation system messages)",
+    path="messages.{index}.role",
 )
 
 # UNVERIFIED wording; the placement is documented (mid-conversation-system-messages):
@@ -310,6 +334,7 @@ SYSTEM_AFTER_ASSISTANT = Rule(
     "wire body",
     basis="documented",
     since="2026-05 (mid-conversation system messages)",
+    path="messages.{index}.role",
 )
 
 _NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
@@ -355,9 +380,9 @@ def _blank_text(
             blank[it.msg] = blank.get(it.msg, False) or not b.text
     for i, empty in blank.items():
         if empty:
-            add(EMPTY_TEXT.violation(i, (), "messages"))
+            add(EMPTY_TEXT.violation(i))
         elif i not in solid:
-            add(BLANK_TEXT.violation(i, (), "messages"))
+            add(BLANK_TEXT.violation(i))
 
 
 def _type_name(item: Item) -> str:
@@ -393,8 +418,7 @@ def thinking_start_violation(ts: Sequence[Turn], rule: Rule) -> Violation | None
     head = first.items[0]
     if head.block.kind == "thinking":
         return None
-    path = f"messages.{head.msg}.content.0.type"
-    return rule.violation(head.msg, (), path, i=head.msg, found=_type_name(head))
+    return rule.violation(head.msg, i=head.msg, found=_type_name(head))
 
 
 #: Server tools whose documented result block has an error form, as the API itself
@@ -497,8 +521,6 @@ class Anthropic(Profile):
                         add(
                             INVALID_SIGNATURE.violation(
                                 it.msg,
-                                (),
-                                f"messages.{it.msg}.content.{it.pos}",
                                 i=it.msg,
                                 j=it.pos,
                             )
@@ -509,7 +531,7 @@ class Anthropic(Profile):
                 last.block.kind == "text"
                 and (last.block.text or "") != (last.block.text or "").rstrip()
             ):
-                add(TRAILING_WHITESPACE.violation(last.msg, (), "messages"))
+                add(TRAILING_WHITESPACE.violation(last.msg))
         if ctx.thinking:
             v = thinking_start_violation(ts, THINKING_NOT_FIRST)
             if v is not None:
@@ -521,8 +543,6 @@ class Anthropic(Profile):
                     add(
                         THINKING_DISABLED.violation(
                             last_msg.index,
-                            (),
-                            f"messages.{last_msg.index}.content.{j}",
                             i=last_msg.index,
                             j=j,
                         )
@@ -539,7 +559,6 @@ class Anthropic(Profile):
                         TOOL_USE_NAME_TOO_LONG.violation(
                             m.index,
                             (pid(b),),
-                            f"messages.{m.index}.content.{j}.tool_use.name",
                             i=m.index,
                             j=j,
                         )
@@ -570,15 +589,10 @@ class Anthropic(Profile):
                 cid = pid(b)
                 if b.toolset:
                     toolsets[cid] = b.toolset
-                path = f"messages.{it.msg}.content.{it.pos}"
                 if b.id is not None and self.id_pattern.fullmatch(cid) is None:
-                    emit(
-                        INVALID_TOOL_USE_ID.violation(
-                            it.msg, (cid,), path + ".tool_use.id", i=it.msg, j=it.pos
-                        )
-                    )
+                    emit(INVALID_TOOL_USE_ID.violation(it.msg, (cid,), i=it.msg, j=it.pos))
                 if b.id is not None and cid in seen_calls:
-                    emit(DUPLICATE_TOOL_USE_ID.violation(it.msg, (cid,), path, i=it.msg, j=it.pos))
+                    emit(DUPLICATE_TOOL_USE_ID.violation(it.msg, (cid,), i=it.msg, j=it.pos))
                 seen_calls.add(cid)
             elif b.kind == "server_call":
                 if b.id is not None:
@@ -587,7 +601,6 @@ class Anthropic(Profile):
                             INVALID_SERVER_TOOL_USE_ID.violation(
                                 it.msg,
                                 (b.id,),
-                                f"messages.{it.msg}.content.{it.pos}.server_tool_use.id",
                                 i=it.msg,
                                 j=it.pos,
                             )
@@ -602,7 +615,6 @@ class Anthropic(Profile):
                         UNEXPECTED_SERVER_RESULT.violation(
                             it.msg,
                             (b.id,),
-                            f"messages.{it.msg}.content.{it.pos}",
                             i=it.msg,
                             j=it.pos,
                             kind=b.sub,
@@ -633,7 +645,7 @@ class Anthropic(Profile):
                 at = missing[0].msg
                 ids = tuple(dict.fromkeys(pid(c.block) for c in missing))
                 rule = RESULTS_NOT_FIRST if all(i in anywhere for i in ids) else MISSING_RESULT
-                emit(rule.violation(at, ids, f"messages.{at}", i=at, ids=", ".join(ids)))
+                emit(rule.violation(at, ids, i=at, ids=", ".join(ids)))
             if after_call:
                 first = after_call[0]
                 before = tuple(
@@ -657,11 +669,7 @@ class Anthropic(Profile):
         ):
             for sid, it in pending.items():
                 tool = it.block.name or "server_tool"
-                emit(
-                    SERVER_TOOL_PENDING.violation(
-                        it.msg, (sid,), f"messages.{it.msg}", tool=tool, id=sid
-                    )
-                )
+                emit(SERVER_TOOL_PENDING.violation(it.msg, (sid,), tool=tool, id=sid))
 
     def _user(
         self,
@@ -682,31 +690,22 @@ class Anthropic(Profile):
             b = it.block
             if b.kind != "result":
                 continue
-            path = f"messages.{it.msg}.content.{it.pos}"
             if b.missing_id:
-                emit(
-                    RESULT_WITHOUT_ID.violation(
-                        it.msg, (), path + ".tool_result.tool_use_id", i=it.msg, j=it.pos
-                    )
-                )
+                emit(RESULT_WITHOUT_ID.violation(it.msg, i=it.msg, j=it.pos))
                 continue
             rid = pid(b)
             if rid not in prev_calls:
-                emit(UNEXPECTED_RESULT.violation(it.msg, (rid,), path, i=it.msg, j=it.pos, id=rid))
+                emit(UNEXPECTED_RESULT.violation(it.msg, (rid,), i=it.msg, j=it.pos, id=rid))
             elif rid in seen:
-                emit(DUPLICATE_RESULT.violation(it.msg, (rid,), path, i=it.msg, j=it.pos, id=rid))
+                emit(DUPLICATE_RESULT.violation(it.msg, (rid,), i=it.msg, j=it.pos, id=rid))
             seen.add(rid)
             if b.is_error and b.empty:
-                emit(
-                    EMPTY_ERROR_RESULT.violation(
-                        it.msg, (rid,), path + ".tool_result", i=it.msg, j=it.pos
-                    )
-                )
+                emit(EMPTY_ERROR_RESULT.violation(it.msg, (rid,), i=it.msg, j=it.pos))
             toolset = toolsets.get(rid)
             if toolset and not b.toolset and rid in prev_calls:
                 emit(
                     MISSING_TOOLSET_NAME.violation(
-                        it.msg, (rid,), path, i=it.msg, j=it.pos, toolset=toolset
+                        it.msg, (rid,), i=it.msg, j=it.pos, toolset=toolset
                     )
                 )
 
@@ -720,9 +719,9 @@ class Anthropic(Profile):
             if tool.get("type") in (None, "custom") and (
                 not isinstance(name, str) or not _NAME.fullmatch(name)
             ):
-                out.append(INVALID_TOOL_NAME.violation(0, (), f"tools.{k}.custom.name", k=k))
+                out.append(INVALID_TOOL_NAME.violation(0, k=k))
             if name in names:
-                out.append(DUPLICATE_TOOL_NAME.violation(0, (), "tools"))
+                out.append(DUPLICATE_TOOL_NAME.violation(0))
             names.add(name)
         return out
 
@@ -774,9 +773,8 @@ def _system_turns(messages: Sequence[Message], add: Callable[[Violation], None])
         if m.role != "system" or (isinstance(m.native, dict) and m.native.get("content") == []):
             continue
         i = m.index
-        where = f"messages.{i}.role"
         if k == 0:
-            add(SYSTEM_FIRST.violation(i, (), where))
+            add(SYSTEM_FIRST.violation(i))
             continue
         prev = messages[k - 1]
         nxt = messages[k + 1] if k + 1 < n else None
@@ -785,12 +783,12 @@ def _system_turns(messages: Sequence[Message], add: Callable[[Violation], None])
         split = tuple(pid(b) for b in calls if b.id in answered)
         if split:
             # Its results come after it: the system turn splits the pair.
-            add(SYSTEM_BETWEEN_CALL_AND_RESULT.violation(i, split, where, i=i))
+            add(SYSTEM_BETWEEN_CALL_AND_RESULT.violation(i, split, i=i))
             continue
         if prev.role == "assistant" and not (prev.blocks and prev.blocks[-1].kind == "server_call"):
-            add(SYSTEM_AFTER_ASSISTANT.violation(i, (), where, i=i))
+            add(SYSTEM_AFTER_ASSISTANT.violation(i, i=i))
         if nxt is not None and nxt.role != "assistant":
-            add(SYSTEM_NOT_BEFORE_ASSISTANT.violation(i, (), where, i=i))
+            add(SYSTEM_NOT_BEFORE_ASSISTANT.violation(i, i=i))
 
 
 class _Named(Anthropic):

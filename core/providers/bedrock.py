@@ -61,6 +61,7 @@ TOO_MANY_RESULTS = Rule(
     "blocks of previous turn.",
     "observed",
     "pydantic/pydantic-ai#2327; Just-Curieous/Curie#16",
+    path="messages.{i}.content",
 )
 
 MIXED_RESULT_TURN = Rule(
@@ -74,6 +75,7 @@ MIXED_RESULT_TURN = Rule(
     "images and PDF; Nova never; Kimi unconfirmed, so not reported",
     lambda p: getattr(p, "result_turn", "results") != "any",
     families=("claude-3", "claude-4", "llama", "mistral"),
+    path="messages.{i}.content",
 )
 
 ROLES_NOT_ALTERNATING = Rule(
@@ -83,6 +85,7 @@ ROLES_NOT_ALTERNATING = Rule(
     "conversation alternates between user and assistant roles and try again.",
     "observed",
     "microsoft/semantic-kernel#10281; langchain-ai/langchain-aws#130",
+    path="messages.{index}",
 )
 
 FIRST_NOT_USER = Rule(
@@ -92,6 +95,7 @@ FIRST_NOT_USER = Rule(
     "starts with a user message.",
     "observed",
     "langgenius/dify#12340; strands-agents/sdk-typescript#727",
+    path="messages.0",
 )
 
 MISSING_TOOL_CONFIG = Rule(
@@ -100,6 +104,7 @@ MISSING_TOOL_CONFIG = Rule(
     "The toolConfig field must be defined when using toolUse and toolResult content blocks.",
     "observed",
     "langgenius/dify#17545, #16421",
+    path="toolConfig",
 )
 
 EMPTY_ERROR_RESULT = Rule(
@@ -109,6 +114,7 @@ EMPTY_ERROR_RESULT = Rule(
     "value is error.",
     "observed",
     "aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15",
+    path="messages.{i}.content.{j}.toolResult",
 )
 
 BLANK_TEXT = Rule(
@@ -118,6 +124,7 @@ BLANK_TEXT = Rule(
     "to the text field, and try again.",
     "observed",
     "aws-samples/bedrock-engineer#8",
+    path="messages.{i}.content.{j}",
 )
 
 # UNVERIFIED (docs/rules.md B8, B9): the service's texts for a bad or duplicate toolUseId
@@ -141,6 +148,7 @@ INVALID_TOOL_USE_ID = Rule(
         ),
     ),
     basis="documented",
+    path="messages.{i}.content.{j}",
 )
 
 # UNVERIFIED: the AWS validation format (1-based member indices) for a null field.
@@ -161,6 +169,7 @@ DUPLICATE_TOOL_USE_ID = Rule(
     "unverified",
     "BerriAI/litellm#20049 (rejected; the text was never captured)",
     basis="observed",
+    path="messages.{i}.content.{j}",
 )
 B10 = "The model returned the following errors: "
 # UNVERIFIED wording (the AWS validation format); the rule was seen in sigoden/aichat#1550
@@ -195,6 +204,7 @@ MIXED_TOOL_USE_TURN = Rule(
         ),
     ),
     families=("llama", "mistral"),
+    path="messages.{i}.content",
 )
 
 #: Claude behind Converse answers in Anthropic's words, wrapped, a call whose answering
@@ -232,6 +242,7 @@ INVALID_TOOL_USE_ID_MISTRAL = Rule(
             "us.mistral.pixtral-large-2502-v1:0",
         ),
     ),
+    path="messages.{i}.content.{j}",
 )
 
 THINKING_NOT_FIRST = Rule(
@@ -241,6 +252,7 @@ THINKING_NOT_FIRST = Rule(
     "documented",
     "AWS extended thinking with tool use; anomalyco/opencode#3077",
     "Claude with thinking on",
+    path="messages.{i}.content.0.type",
 )
 
 
@@ -338,12 +350,12 @@ class Bedrock(Profile):
         out: list[Violation] = []
         add = out.append
         if ts and ts[0].role != "user":
-            add(FIRST_NOT_USER.violation(ts[0].first, (), "messages.0"))
+            add(FIRST_NOT_USER.violation(ts[0].first))
         seen: set[str] = set()
         has_tool_blocks = False
         for k, t in enumerate(ts):
             if k and ts[k - 1].role == t.role:
-                add(ROLES_NOT_ALTERNATING.violation(t.first, (), f"messages.{t.first}"))
+                add(ROLES_NOT_ALTERNATING.violation(t.first))
             results = [
                 it for it in t.items if it.block.kind == "result" and not it.block.missing_id
             ]
@@ -352,11 +364,7 @@ class Bedrock(Profile):
             for it in t.items:
                 b = it.block
                 if b.kind == "text" and b.text is not None and not b.text.strip():
-                    add(
-                        BLANK_TEXT.violation(
-                            it.msg, (), f"messages.{it.msg}.content.{it.pos}", i=it.msg, j=it.pos
-                        )
-                    )
+                    add(BLANK_TEXT.violation(it.msg, i=it.msg, j=it.pos))
                 if b.missing_id:
                     add(
                         RESULT_WITHOUT_ID.violation(
@@ -375,7 +383,6 @@ class Bedrock(Profile):
                             self.invalid_id.violation(
                                 it.msg,
                                 (bid,),
-                                f"messages.{it.msg}.content.{it.pos}",
                                 id=bid,
                                 i=it.msg,
                                 j=it.pos,
@@ -388,7 +395,6 @@ class Bedrock(Profile):
                             DUPLICATE_TOOL_USE_ID.violation(
                                 it.msg,
                                 (pid(b),),
-                                f"messages.{it.msg}.content.{it.pos}",
                                 i=it.msg,
                                 j=it.pos,
                                 id=b.id,
@@ -416,7 +422,6 @@ class Bedrock(Profile):
                         EMPTY_ERROR_RESULT.violation(
                             it.msg,
                             (pid(b),),
-                            f"messages.{it.msg}.content.{it.pos}.toolResult",
                             i=it.msg,
                             j=it.pos,
                         )
@@ -425,11 +430,7 @@ class Bedrock(Profile):
                 it.block.kind in ("text", "image") and not self._accepts_in_result_turn(it.block)
                 for it in t.items
             ):
-                add(
-                    MIXED_RESULT_TURN.violation(
-                        t.first, (), f"messages.{t.first}.content", i=t.first
-                    )
-                )
+                add(MIXED_RESULT_TURN.violation(t.first, i=t.first))
             if t.role == "user" and results:
                 prev = ts[k - 1] if k else None
                 prev_calls = (
@@ -442,7 +443,6 @@ class Bedrock(Profile):
                         TOO_MANY_RESULTS.violation(
                             t.first,
                             tuple(pid(it.block) for it in results),
-                            f"messages.{t.first}.content",
                             i=t.first,
                         )
                     )
@@ -457,7 +457,6 @@ class Bedrock(Profile):
                     MIXED_TOOL_USE_TURN.violation(
                         t.first,
                         tuple(pid(it.block) for it in calls),
-                        f"messages.{t.first}.content",
                         i=t.first,
                     )
                 )
@@ -482,7 +481,7 @@ class Bedrock(Profile):
                         rule, path = MISSING_RESULT, f"messages.{at}.content"
                     add(rule.violation(at, missing, path, i=at, ids=", ".join(missing)))
         if has_tool_blocks and ctx.tool_config is False:
-            add(MISSING_TOOL_CONFIG.violation(0, (), "toolConfig"))
+            add(MISSING_TOOL_CONFIG.violation(0))
         if ctx.thinking:
             v = thinking_start_violation(ts, THINKING_NOT_FIRST)
             if v is not None:

@@ -25,6 +25,7 @@ MISSING_REASONING_CONTENT = Rule(
     "thinking on in the body (deepseek-reasoner is held to D2), on a wire body",
     profile_has("reasoning_every_turn", False),
     since="V3.2: the current tool loop's assistant turns; V4 asks it of every assistant turn (D2)",
+    path="messages[{i}]",
 )
 
 REASONING_NOT_PASSED_BACK = Rule(
@@ -72,6 +73,7 @@ MISSING_OUTPUT = Rule(
             "deepseek-flash",
         ),
     ),
+    path="input",
 )
 
 ORPHAN_OUTPUT = Rule(
@@ -80,6 +82,7 @@ ORPHAN_OUTPUT = Rule(
     "No tool call found for tool output with call_id {id}.",
     "observed",
     "deepseek-ai/DeepSeek-V3#1588, #1611",
+    path="input",
 )
 
 
@@ -107,13 +110,12 @@ class DeepSeek(OpenAIChat):
             if "reasoning_content" in m.native:
                 continue
             if self.reasoning_every_turn:
-                out.append(REASONING_NOT_PASSED_BACK.violation(m.index, (), ""))
+                out.append(REASONING_NOT_PASSED_BACK.violation(m.index))
             elif any(b.kind == "call" for b in m.blocks):
                 out.append(
                     MISSING_REASONING_CONTENT.violation(
                         m.index,
                         tuple(pid(b) for b in m.blocks if b.kind == "call"),
-                        f"messages[{m.index}]",
                         i=m.index,
                     )
                 )
@@ -223,7 +225,7 @@ class DeepSeekResponses(Responses):
                     k += 1
                 for cid, at in group:
                     if cid not in answered:
-                        add(MISSING_OUTPUT.violation(at, (cid,), "input", id=cid))
+                        add(MISSING_OUTPUT.violation(at, (cid,), id=cid))
                 leading = False
                 continue
             if b.kind == "result" and not leading:
@@ -235,7 +237,7 @@ class DeepSeekResponses(Responses):
 
 
 def _orphan(cid: str, at: int) -> Violation:
-    return ORPHAN_OUTPUT.violation(at, (cid,), "input", id=cid)
+    return ORPHAN_OUTPUT.violation(at, (cid,), id=cid)
 
 
 def _renamed(v: Violation, names: dict[str, str]) -> Violation:

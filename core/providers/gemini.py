@@ -18,6 +18,7 @@ MISSING_RESPONSE = Rule(
     "Please ensure that function response turn comes immediately after a function call turn.",
     "observed",
     "langchain-ai/langchain#27799; GoogleCloudPlatform/generative-ai#368",
+    path="contents[{index}]",
 )
 
 UNEXPECTED_RESPONSE = Rule(
@@ -26,6 +27,7 @@ UNEXPECTED_RESPONSE = Rule(
     MISSING_RESPONSE.text,
     "observed",
     "google-gemini/deprecated-generative-ai-js#267",
+    path="contents[{index}]",
 )
 
 RESPONSE_COUNT = Rule(
@@ -37,6 +39,7 @@ RESPONSE_COUNT = Rule(
     "google-gemini/gemini-cli#4217, #16415",
     "every model (without ids only the count is checked); Gemini 2.5 on the Gemini API "
     "takes the responses split across consecutive user turns",
+    path="contents[{index}]",
 )
 
 CALL_TURN_POSITION = Rule(
@@ -46,6 +49,7 @@ CALL_TURN_POSITION = Rule(
     "function response turn.",
     "observed",
     "google-gemini/gemini-cli#11814, #26486",
+    path="contents[{index}]",
 )
 
 ENDS_WITH_CALL = Rule(
@@ -54,6 +58,7 @@ ENDS_WITH_CALL = Rule(
     "Please ensure that multiturn requests ends with a user role or a function response.",
     "observed",
     "songquanpeng/one-api#836 (an older text)",
+    path="contents[{index}]",
 )
 
 MISSING_THOUGHT_SIGNATURE = Rule(
@@ -88,6 +93,7 @@ MISSING_THOUGHT_SIGNATURE = Rule(
             part=True,
         ),
     ),
+    path="contents[{n}]",
 )
 
 EMPTY_PARTS = Rule(
@@ -98,6 +104,7 @@ EMPTY_PARTS = Rule(
     "langchain-ai/langchain-google#1056",
     "the Gemini API",
     profile_named("gemini"),
+    path="contents[{i}].parts",
 )
 
 
@@ -126,9 +133,7 @@ class Gemini(Profile):
         add = out.append
         for m in messages:
             if not m.blocks and m.role != "system":
-                add(
-                    self.empty_parts.violation(m.index, (), f"contents[{m.index}].parts", i=m.index)
-                )
+                add(self.empty_parts.violation(m.index, i=m.index))
         ts = [t for t in turns(messages, "tool", ctx.shape) if t.items]
         absorbed: set[int] = set()  # turns read as part of the response turn before them
         for k, t in enumerate(ts):
@@ -139,11 +144,11 @@ class Gemini(Profile):
                 continue
             if calls:
                 if prev is None or prev.role == "assistant":
-                    add(CALL_TURN_POSITION.violation(t.first, (), f"contents[{t.first}]"))
+                    add(CALL_TURN_POSITION.violation(t.first))
                 nxt = ts[k + 1] if k + 1 < len(ts) else None
                 ids = tuple(pid(it.block) for it in calls)
                 if nxt is None:
-                    add(ENDS_WITH_CALL.violation(t.first, ids, f"contents[{t.first}]"))
+                    add(ENDS_WITH_CALL.violation(t.first, ids))
                 else:
                     got = [it for it in nxt.items if it.block.kind == "result"]
                     j = k + 2
@@ -159,19 +164,18 @@ class Gemini(Profile):
                         absorbed.add(j)
                         j += 1
                     if nxt.role != "user" or not got:
-                        add(MISSING_RESPONSE.violation(nxt.first, ids, f"contents[{nxt.first}]"))
+                        add(MISSING_RESPONSE.violation(nxt.first, ids))
                     elif len(got) != len(calls) or not _same_calls(calls, got):
-                        add(RESPONSE_COUNT.violation(nxt.first, ids, f"contents[{nxt.first}]"))
+                        add(RESPONSE_COUNT.violation(nxt.first, ids))
             if results and (prev is None or not any(it.block.kind == "call" for it in prev.items)):
                 ids = tuple(pid(it.block) for it in results)
-                add(UNEXPECTED_RESPONSE.violation(t.first, ids, f"contents[{t.first}]"))
+                add(UNEXPECTED_RESPONSE.violation(t.first, ids))
         if self.signatures_due(messages, ctx):
             for it in unsigned_steps(ts):
                 add(
                     self.missing_signature.violation(
                         it.msg,
                         (pid(it.block),),
-                        f"contents[{it.msg}]",
                         name=it.block.name,
                         n=it.msg,
                     )

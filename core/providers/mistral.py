@@ -26,6 +26,7 @@ RESULT_WITHOUT_ID = Rule(
     "Tool call id has to be defined.",
     "documented",
     "mistral-common validator.py (serving mode)",
+    path="messages.{index}",
 )
 
 COUNT_MISMATCH = Rule(
@@ -34,6 +35,7 @@ COUNT_MISMATCH = Rule(
     "Not the same number of function calls and responses",
     "documented",
     "mistral-common validator.py; mistralai/client-python#234",
+    path="messages.{index}",
 )
 
 UNEXPECTED_ID = Rule(
@@ -43,6 +45,7 @@ UNEXPECTED_ID = Rule(
     "documented",
     "mistral-common MistralRequestValidatorV13",
     "tokenizer 13 and later",
+    path="messages.{index}.tool_call_id",
 )
 
 DUPLICATE_RESULT = Rule(
@@ -52,6 +55,7 @@ DUPLICATE_RESULT = Rule(
     "documented",
     "mistral-common MistralRequestValidatorV13",
     "tokenizer 13 and later",
+    path="messages.{index}.tool_call_id",
 )
 
 DUPLICATE_CALL_ID = Rule(
@@ -61,6 +65,7 @@ DUPLICATE_CALL_ID = Rule(
     "documented",
     "mistral-common MistralRequestValidatorV13",
     "tokenizer 13 and later",
+    path="messages.{index}.tool_calls",
 )
 
 UNEXPECTED_ROLE = Rule(
@@ -86,6 +91,7 @@ UNEXPECTED_ROLE = Rule(
             "mistral-small-latest",
         ),
     ),
+    path="messages.{index}.role",
 )
 
 BAD_LAST_ROLE = Rule(
@@ -95,6 +101,7 @@ BAD_LAST_ROLE = Rule(
     "to True) for serving but got {role}",
     "documented",
     "mistral-common _validate_last_message; NEKOparapa/AiNiee#641",
+    path="messages",
 )
 
 CONTENT_AND_TOOL_CALLS = Rule(
@@ -104,6 +111,7 @@ CONTENT_AND_TOOL_CALLS = Rule(
     "documented",
     "mistral-common _validate_assistant_message",
     "tokenizers before 5",
+    path="messages.{index}",
 )
 
 INVALID_NAME = Rule(
@@ -113,6 +121,7 @@ INVALID_NAME = Rule(
     "a maximum length of 64.",
     "documented",
     "mistral-common validator.py",
+    path="messages.{index}.tool_calls",
 )
 
 EMPTY = Rule(
@@ -121,6 +130,7 @@ EMPTY = Rule(
     "Conversation must have at least one message",
     "documented",
     "mistral-common _validate_message_list_structure",
+    path="messages",
 )
 
 BAD_START = Rule(
@@ -129,6 +139,7 @@ BAD_START = Rule(
     "Conversation must start with a user message or system message",
     "documented",
     "mistral-common _validate_message_list_structure",
+    path="messages",
 )
 
 
@@ -158,20 +169,20 @@ class Mistral(Profile):
         out: list[Violation] = []
         add = out.append
         if not ts:
-            return [EMPTY.violation(0, (), "messages")]
+            return [EMPTY.violation(0)]
         if len(ts) == 1 and ts[0].role not in ("user", "system"):
-            add(BAD_START.violation(ts[0].first, (), "messages"))
+            add(BAD_START.violation(ts[0].first))
         for k in range(1, len(ts)):
             prev, cur = ts[k - 1].role, ts[k].role
             if cur not in _ALLOWED[prev]:
                 at = ts[k].first
-                add(UNEXPECTED_ROLE.violation(at, (), f"messages.{at}.role", cur=cur, prev=prev))
+                add(UNEXPECTED_ROLE.violation(at, cur=cur, prev=prev))
         last = ts[-1]
         if last.role not in ("user", "tool"):
             native = messages[-1].native if messages else None
             prefixed = isinstance(native, dict) and native.get("prefix") is True
             if not (last.role == "assistant" and prefixed):
-                add(BAD_LAST_ROLE.violation(last.first, (), "messages", role=last.role))
+                add(BAD_LAST_ROLE.violation(last.first, role=last.role))
         for k, _run in tool_runs(ts):
             t = ts[k]
             calls = [it for it in t.items if it.block.kind == "call"]
@@ -180,7 +191,7 @@ class Mistral(Profile):
                 and calls
                 and any(it.block.kind == "text" and it.block.text for it in t.items)
             ):
-                add(CONTENT_AND_TOOL_CALLS.violation(t.first, (), f"messages.{t.first}"))
+                add(CONTENT_AND_TOOL_CALLS.violation(t.first))
             call_ids: set[str] = set()
             for it in calls:
                 cid = pid(it.block)
@@ -191,17 +202,9 @@ class Mistral(Profile):
                         )
                     )
                 if it.block.name is not None and not _NAME.fullmatch(it.block.name):
-                    add(
-                        INVALID_NAME.violation(
-                            it.msg, (cid,), f"messages.{it.msg}.tool_calls", n=it.block.name
-                        )
-                    )
+                    add(INVALID_NAME.violation(it.msg, (cid,), n=it.block.name))
                 if ctx.tokenizer_version >= 13 and it.block.id is not None and cid in call_ids:
-                    add(
-                        DUPLICATE_CALL_ID.violation(
-                            it.msg, (cid,), f"messages.{it.msg}.tool_calls", id=cid
-                        )
-                    )
+                    add(DUPLICATE_CALL_ID.violation(it.msg, (cid,), id=cid))
                 call_ids.add(cid)
             # M2 counts every tool message before the next assistant message, also after
             # an assistant message that made no call.
@@ -213,32 +216,20 @@ class Mistral(Profile):
                 j += 1
             if len(results) != len(calls):
                 at = t.first
-                add(
-                    COUNT_MISMATCH.violation(
-                        at, tuple(pid(it.block) for it in calls), f"messages.{at}"
-                    )
-                )
+                add(COUNT_MISMATCH.violation(at, tuple(pid(it.block) for it in calls)))
             if ctx.tokenizer_version >= 13:
                 got: set[str] = set()
                 for r in results:
                     rid = pid(r.block)
                     if rid not in call_ids:
-                        add(
-                            UNEXPECTED_ID.violation(
-                                r.msg, (rid,), f"messages.{r.msg}.tool_call_id", id=rid
-                            )
-                        )
+                        add(UNEXPECTED_ID.violation(r.msg, (rid,), id=rid))
                     elif rid in got:
-                        add(
-                            DUPLICATE_RESULT.violation(
-                                r.msg, (rid,), f"messages.{r.msg}.tool_call_id", id=rid
-                            )
-                        )
+                        add(DUPLICATE_RESULT.violation(r.msg, (rid,), id=rid))
                     got.add(rid)
         for t in ts:
             if t.role == "tool" and t.items[0].block.missing_id:
                 at = t.items[0].msg
-                add(RESULT_WITHOUT_ID.violation(at, (), f"messages.{at}"))
+                add(RESULT_WITHOUT_ID.violation(at))
             elif t.role == "tool":
                 rid = pid(t.items[0].block)
                 if t.items[0].block.id is not None and not self.valid_id(rid):

@@ -17,6 +17,7 @@ MISSING_RESULT = Rule(
     "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}",
     "observed",
     "BerriAI/litellm#10083; router-for-me/CLIProxyAPI#2798",
+    path="messages.[{index}].role",
 )
 
 REPEATED_CALL_ID = Rule(
@@ -25,6 +26,7 @@ REPEATED_CALL_ID = Rule(
     MISSING_RESULT.text,
     "unverified",
     "one id on two calls leaves one unanswered; O1 is the closest confirmed text",
+    path="messages.[{index}].role",
 )
 
 UNEXPECTED_TOOL_MESSAGE = Rule(
@@ -34,6 +36,7 @@ UNEXPECTED_TOOL_MESSAGE = Rule(
     "with 'tool_calls'.",
     "observed",
     "miurla/morphic#136; run-llama/llama_index#10493",
+    path="messages.[{index}].role",
 )
 
 UNKNOWN_TOOL_CALL_ID = Rule(
@@ -42,6 +45,7 @@ UNKNOWN_TOOL_CALL_ID = Rule(
     "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message.",
     "observed",
     "dapr/dapr-agents#145",
+    path="messages.[{index}].tool_call_id",
 )
 
 DUPLICATE_RESULT = Rule(
@@ -51,6 +55,7 @@ DUPLICATE_RESULT = Rule(
     "messages[{b}].",
     "observed",
     "agno-agi/agno#5116; anomalyco/opencode#1211",
+    path="messages.[{b}].tool_call_id",
 )
 
 ID_TOO_LONG = Rule(
@@ -73,6 +78,7 @@ ID_TOO_LONG = Rule(
             "deepseek-chat",
         ),
     ),
+    path="messages[{i}].tool_calls[{k}].id",
 )
 
 # UNVERIFIED: OpenAI's standard wording for an empty string field.
@@ -84,6 +90,7 @@ EMPTY_ID = Rule(
     "unverified",
     "OpenAI's standard wording for an empty string field",
     basis="documented",
+    path="messages[{i}].tool_calls[{k}].id",
 )
 
 
@@ -117,17 +124,12 @@ class OpenAIChat(Profile):
             for n, it in enumerate(calls):
                 cid = pid(it.block)
                 if it.block.id == "":
-                    add(
-                        EMPTY_ID.violation(
-                            it.msg, ("",), f"messages[{it.msg}].tool_calls[{n}].id", i=it.msg, k=n
-                        )
-                    )
+                    add(EMPTY_ID.violation(it.msg, ("",), i=it.msg, k=n))
                 if it.block.id is not None and len(cid) > self.id_max:
                     add(
                         ID_TOO_LONG.violation(
                             it.msg,
                             (cid,),
-                            f"messages[{it.msg}].tool_calls[{n}].id",
                             i=it.msg,
                             k=n,
                             n=len(cid),
@@ -146,11 +148,7 @@ class OpenAIChat(Profile):
                     )
                 )
                 at = calls[0].msg
-                add(
-                    REPEATED_CALL_ID.violation(
-                        at, repeated, f"messages.[{at}].role", ids=", ".join(repeated)
-                    )
-                )
+                add(REPEATED_CALL_ID.violation(at, repeated, ids=", ".join(repeated)))
             first_seen: dict[str, int] = {}
             for j in run:
                 answered.add(j)
@@ -159,21 +157,14 @@ class OpenAIChat(Profile):
                 if r.block.missing_id:
                     add(_no_id(r.msg))
                 elif not calls:
-                    add(
-                        UNEXPECTED_TOOL_MESSAGE.violation(r.msg, (rid,), f"messages.[{r.msg}].role")
-                    )
+                    add(UNEXPECTED_TOOL_MESSAGE.violation(r.msg, (rid,)))
                 elif rid not in ids:
-                    add(
-                        UNKNOWN_TOOL_CALL_ID.violation(
-                            r.msg, (rid,), f"messages.[{r.msg}].tool_call_id", id=rid
-                        )
-                    )
+                    add(UNKNOWN_TOOL_CALL_ID.violation(r.msg, (rid,), id=rid))
                 elif rid in first_seen:
                     add(
                         DUPLICATE_RESULT.violation(
                             r.msg,
                             (rid,),
-                            f"messages.[{r.msg}].tool_call_id",
                             id=rid,
                             a=first_seen[rid],
                             b=r.msg,
@@ -186,22 +177,14 @@ class OpenAIChat(Profile):
             )
             if missing:
                 at = calls[0].msg
-                add(
-                    MISSING_RESULT.violation(
-                        at, missing, f"messages.[{at}].role", ids=", ".join(missing)
-                    )
-                )
+                add(MISSING_RESULT.violation(at, missing, ids=", ".join(missing)))
         for j, t in enumerate(ts):
             if t.role == "tool" and j not in answered:
                 r = t.items[0]
                 if r.block.missing_id:
                     add(_no_id(r.msg))
                     continue
-                add(
-                    UNEXPECTED_TOOL_MESSAGE.violation(
-                        r.msg, (pid(r.block),), f"messages.[{r.msg}].role"
-                    )
-                )
+                add(UNEXPECTED_TOOL_MESSAGE.violation(r.msg, (pid(r.block),)))
         return out
 
 
@@ -213,11 +196,12 @@ RESULT_WITHOUT_ID = Rule(
     "unverified",
     "Groq words it as a missing property (hackclub/ai#22); OpenAI's text inferred",
     basis="documented",
+    path="messages.[{index}].tool_call_id",
 )
 
 
 def _no_id(at: int) -> Violation:
-    return RESULT_WITHOUT_ID.violation(at, (), f"messages.[{at}].tool_call_id")
+    return RESULT_WITHOUT_ID.violation(at)
 
 
 #: The rules this module checks, in the order of docs/rules.md.

@@ -21,6 +21,7 @@ MISSING_OUTPUT = Rule(
     "every call item: function_call, custom_tool_call, and (openai-python 3.57 types) "
     "Codex's local_shell_call, shell_call, apply_patch_call and PTC's program, each "
     "answered by its own output type (the wording seen is the function call's)",
+    path="input",
 )
 
 ORPHAN_OUTPUT = Rule(
@@ -30,6 +31,7 @@ ORPHAN_OUTPUT = Rule(
     "observed",
     "pydantic/pydantic-ai#4887; agno-agi/agno#9372",
     "without previous_response_id",
+    path="input",
 )
 
 REASONING_WITHOUT_FOLLOWING = Rule(
@@ -54,6 +56,7 @@ REASONING_WITHOUT_FOLLOWING = Rule(
             part=True,
         ),
     ),
+    path="input",
 )
 
 CALL_WITHOUT_REASONING = Rule(
@@ -89,6 +92,7 @@ CALL_WITHOUT_REASONING = Rule(
             "gpt-5.5",
         ),
     ),
+    path="input",
 )
 
 # UNVERIFIED: OpenAI's standard wording for a missing required field.
@@ -99,6 +103,7 @@ RESULT_WITHOUT_ID = Rule(
     "unverified",
     "OpenAI's standard wording for a missing required parameter",
     basis="documented",
+    path="input[{i}].call_id",
 )
 
 DUPLICATE_ITEM = Rule(
@@ -107,6 +112,7 @@ DUPLICATE_ITEM = Rule(
     "Duplicate item found with id {id}. Remove duplicate items from your input and try again.",
     "observed",
     "vercel/ai#13307, #7883; earendil-works/pi#5147",
+    path="input",
 )
 
 BAD_ITEM_ID = Rule(
@@ -115,6 +121,7 @@ BAD_ITEM_ID = Rule(
     "Invalid 'input[{i}].id': '{id}'. Expected an ID that begins with 'fc'.",
     "observed",
     "nodetool-ai/nodetool#4252; laravel/ai#1052",
+    path="input[{i}].id",
 )
 
 CALL_ID_TOO_LONG = Rule(
@@ -124,6 +131,7 @@ CALL_ID_TOO_LONG = Rule(
     "but got a string with length {n} instead.",
     "observed",
     "AnswerDotAI/fastllm#45; openai/codex#14355",
+    path="input[{i}].call_id",
 )
 
 # UNVERIFIED: OpenAI's standard wording for an empty string field.
@@ -135,6 +143,7 @@ EMPTY_CALL_ID = Rule(
     "unverified",
     "OpenAI's standard wording for an empty string field",
     basis="documented",
+    path="input[{i}].call_id",
 )
 
 # UNVERIFIED wordings: Programmatic Tool Calling (2026-07) is documented in the SDK's
@@ -150,6 +159,7 @@ CALLER_NOT_ECHOED = Rule(
     "caller of its call); OpenHands 4082, openai-agents 3833",
     "an output of a call a program made",
     basis="observed",
+    path="input[{i}].caller",
 )
 
 ORPHAN_PROGRAM_CALL = Rule(
@@ -163,6 +173,7 @@ ORPHAN_PROGRAM_CALL = Rule(
     "without previous_response_id: a call a program made (Programmatic Tool Calling, "
     "2026-07) needs that program item in the input",
     basis="observed",
+    path="input[{index}].caller",
 )
 
 ITEM_NOT_PERSISTED = Rule(
@@ -173,6 +184,7 @@ ITEM_NOT_PERSISTED = Rule(
     "observed",
     "can1357/oh-my-pi#41; anomalyco/opencode#7724",
     "with store set to false",
+    path="input",
 )
 
 
@@ -246,7 +258,7 @@ class Responses(Profile):
             b = it.block
             if b.item_id is not None:
                 if b.item_id in item_ids:
-                    add(DUPLICATE_ITEM.violation(it.msg, (b.item_id,), "input", id=b.item_id))
+                    add(DUPLICATE_ITEM.violation(it.msg, (b.item_id,), id=b.item_id))
                 item_ids.add(b.item_id)
             if b.kind == "call":
                 if (
@@ -256,11 +268,7 @@ class Responses(Profile):
                     and ctx.previous_response_id is None
                     and not _after_reasoning(items, n)
                 ):
-                    add(
-                        CALL_WITHOUT_REASONING.violation(
-                            it.msg, (b.item_id, pid(b)), "input", id=b.item_id
-                        )
-                    )
+                    add(CALL_WITHOUT_REASONING.violation(it.msg, (b.item_id, pid(b)), id=b.item_id))
                 cid = pid(b) if b.id is not None else "\x00" + (b.name or "")
                 calls.setdefault(cid, []).append(it.msg)
                 if (
@@ -268,23 +276,13 @@ class Responses(Profile):
                     and b.sub == "function_call"
                     and not b.item_id.startswith("fc")
                 ):
-                    add(
-                        BAD_ITEM_ID.violation(
-                            it.msg, (b.item_id,), f"input[{it.msg}].id", i=it.msg, id=b.item_id
-                        )
-                    )
+                    add(BAD_ITEM_ID.violation(it.msg, (b.item_id,), i=it.msg, id=b.item_id))
                 if b.id == "":
-                    add(
-                        EMPTY_CALL_ID.violation(it.msg, ("",), f"input[{it.msg}].call_id", i=it.msg)
-                    )
+                    add(EMPTY_CALL_ID.violation(it.msg, ("",), i=it.msg))
                 if len(cid) > self.id_max:
-                    add(
-                        CALL_ID_TOO_LONG.violation(
-                            it.msg, (cid,), f"input[{it.msg}].call_id", i=it.msg, n=len(cid)
-                        )
-                    )
+                    add(CALL_ID_TOO_LONG.violation(it.msg, (cid,), i=it.msg, n=len(cid)))
             elif b.kind == "result" and b.missing_id:
-                add(RESULT_WITHOUT_ID.violation(it.msg, (), f"input[{it.msg}].call_id", i=it.msg))
+                add(RESULT_WITHOUT_ID.violation(it.msg, i=it.msg))
             elif b.kind == "result":
                 key = pid(b) if b.id is not None else "\x00" + (b.name or "")
                 if b.id is None and len(outputs.get(key, ())) >= len(calls.get(key, ())):
@@ -298,27 +296,27 @@ class Responses(Profile):
                 # The API ties a reasoning item to the item it produced by its id: one
                 # sent without an id (store off, encrypted content) is tied to nothing.
                 if b.item_id is not None and (nxt is None or not _produced(nxt)):
-                    add(REASONING_WITHOUT_FOLLOWING.violation(it.msg, (rid,), "input", id=rid))
+                    add(REASONING_WITHOUT_FOLLOWING.violation(it.msg, (rid,), id=rid))
                 native = b.native if isinstance(b.native, dict) else {}
                 if ctx.store is False and not native.get("encrypted_content"):
-                    add(ITEM_NOT_PERSISTED.violation(it.msg, (rid,), "input", id=rid))
+                    add(ITEM_NOT_PERSISTED.violation(it.msg, (rid,), id=rid))
         out.extend(_programs(items, ctx))
         for cid, ats in calls.items():
             answered = len(outputs.get(cid, ()))
             missing = ats[answered:]
             shown = cid.lstrip("\x00")
             for at in missing:
-                add(MISSING_OUTPUT.violation(at, (shown,), "input", id=shown))
+                add(MISSING_OUTPUT.violation(at, (shown,), id=shown))
         if ctx.previous_response_id is None:
             for cid, at in orphans:
                 shown = cid.lstrip("\x00")
-                add(ORPHAN_OUTPUT.violation(at, (shown,), "input", id=shown))
+                add(ORPHAN_OUTPUT.violation(at, (shown,), id=shown))
             for cid, ats in outputs.items():
                 made = len(calls.get(cid, ()))
                 extra = ats[made:]
                 shown = cid.lstrip("\x00")
                 for at in extra:
-                    add(ORPHAN_OUTPUT.violation(at, (shown,), "input", id=shown))
+                    add(ORPHAN_OUTPUT.violation(at, (shown,), id=shown))
         return out
 
 
@@ -348,7 +346,6 @@ def _programs(items: Sequence[tuple[Item, str]], ctx: Context) -> list[Violation
                     ORPHAN_PROGRAM_CALL.violation(
                         it.msg,
                         (pid(b), caller[1]),
-                        f"input[{it.msg}].caller",
                         id=pid(b),
                         caller=caller[1],
                     )
@@ -358,7 +355,6 @@ def _programs(items: Sequence[tuple[Item, str]], ctx: Context) -> list[Violation
                 CALLER_NOT_ECHOED.violation(
                     it.msg,
                     (b.id, made[b.id][1]),
-                    f"input[{it.msg}].caller",
                     i=it.msg,
                     id=b.id,
                     caller=made[b.id][1],

@@ -34,6 +34,7 @@ MIXED_RESPONSE_TURN = Rule(
             "gemini-2.5-flash",
         ),
     ),
+    path="contents[{index}]",
 )
 
 UNKNOWN_ID_FIELD = Rule(
@@ -58,6 +59,7 @@ UNKNOWN_ID_FIELD = Rule(
             "gemini-3-flash-preview",
         ),
     ),
+    path="contents[{i}].parts[{j}].{field}.id",
 )
 
 MISSING_THOUGHT_SIGNATURE = Rule(
@@ -70,6 +72,7 @@ MISSING_THOUGHT_SIGNATURE = Rule(
     "RooCodeInc/Roo-Code#9499; QwenLM/qwen-code#1187",
     "Gemini 3 on Vertex AI (as G5)",
     profile_named("vertex"),
+    path="contents[{n}]",
 )
 
 # UNVERIFIED past "parts field": the observed report quotes the text cut short.
@@ -83,6 +86,7 @@ EMPTY_PARTS = Rule(
     "envoyproxy/ai-gateway#2686 (the text past 'parts field' is unverified)",
     "Vertex AI",
     profile_named("vertex"),
+    path="contents[{i}].parts",
 )
 
 
@@ -112,11 +116,7 @@ class Vertex(Gemini):
         for t in turns(messages, "tool", ctx.shape):
             results = [it for it in t.items if it.block.kind == "result"]
             if results and any(it.block.kind != "result" for it in t.items):
-                add(
-                    MIXED_RESPONSE_TURN.violation(
-                        t.first, tuple(pid(it.block) for it in results), f"contents[{t.first}]"
-                    )
-                )
+                add(MIXED_RESPONSE_TURN.violation(t.first, tuple(pid(it.block) for it in results)))
         if ctx.format == "gemini" and not self.ids_allowed:
             # Only the wire body shows whether an id is sent; a framework's formatter
             # decides that for itself.
@@ -128,7 +128,6 @@ class Vertex(Gemini):
                             UNKNOWN_ID_FIELD.violation(
                                 m.index,
                                 (b.id,),
-                                f"contents[{m.index}].parts[{j}].{field}.id",
                                 i=m.index,
                                 j=j,
                                 field=field,
