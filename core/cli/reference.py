@@ -31,7 +31,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
             traits = "the pairing rules below, nothing beyond them"
         print(f"{provider}{shown}: {traits}")
         for r in rules.rules_for(provider, model):
-            print(f"  {r.ref:<4} {r.code:<46} {r.status:<10} {r.text}")
+            print(f"  {r.ref:<4} {r.code:<46} {r.status:<10} {r.shown}")
             if r.applies != "every model":
                 print(f"  {'':<4} {'':<46} applies to: {r.applies}")
     return 0

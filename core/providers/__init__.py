@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from toolpair.providers._base import Context, Profile
 from toolpair.providers._models import model_families
+from toolpair.providers._rule import Evidence, Kind, Rule, Stance, Status
 from toolpair.providers.portable import MEMBERS, Portable
 
 #: Every provider and host profile (the members of portable), then portable itself.
@@ -24,4 +25,16 @@ def get_profile(provider: str, model: str | None = None) -> Profile:
     return profile.for_model(model)
 
 
-__all__ = ["PROFILES", "PROVIDERS", "Context", "Profile", "get_profile", "model_families"]
+__all__ = [
+    "PROFILES",
+    "PROVIDERS",
+    "Context",
+    "Evidence",
+    "Kind",
+    "Profile",
+    "Rule",
+    "Stance",
+    "Status",
+    "get_profile",
+    "model_families",
+]

@@ -14,76 +14,327 @@ from typing import Any, ClassVar
 from toolpair._model import Block, Fix, Message, Policy, Violation
 from toolpair._view import Item, Turn, pid, turns
 from toolpair.providers._base import Context, Profile
+from toolpair.providers._rule import Evidence, Rule
 
-A1 = (
+MISSING_RESULT = Rule(
+    "anthropic.missing_result",
+    "A1",
     "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately after: "
     "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next "
-    "message."
+    "message.",
+    "documented",
+    "platform.claude.com handle-tool-calls; anthropics/claude-code#5989, #1237",
+    seen=(
+        Evidence(
+            "thread",
+            "for",
+            "anthropics/claude-code#39316, #54638 (Claude Code 2.1 shows this 400 as `API "
+            "Error: 400 due to tool use concurrency issues. Run /rewind to recover the "
+            "conversation.`)",
+            "",
+            "anthropic",
+            "2026-03",
+        ),
+    ),
+    path="messages.{i}",
 )
-A3 = (
+
+RESULTS_NOT_FIRST = Rule(
+    "anthropic.results_not_first",
+    "A2",
+    MISSING_RESULT.text,
+    "documented",
+    "handle-tool-calls (results first); handling-stop-reasons",
+    path="messages.{i}",
+)
+
+CONTENT_AFTER_TOOL_USE = Rule(
+    "anthropic.content_after_tool_use",
+    "A2",
+    MISSING_RESULT.text,
+    "observed",
+    "text after a tool_use is merged into the call turn; anthropics/claude-code#5989",
+)
+
+UNEXPECTED_RESULT = Rule(
+    "anthropic.unexpected_result",
+    "A3",
     "messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` blocks: {id}. "
     "Each `tool_result` block must have a corresponding `tool_use` block in the previous "
-    "message."
+    "message.",
+    "observed",
+    "anthropics/claude-code#13460, #12162, #18947",
+    seen=(
+        Evidence(
+            "thread",
+            "for",
+            "anthropics/claude-code#40305 (orphan tool_result blocks after compaction, which "
+            "Claude Code 2.1 shows as `tool use concurrency issues`)",
+            "",
+            "anthropic",
+            "2026-03",
+        ),
+    ),
+    path="messages.{i}.content.{j}",
 )
-A4 = "messages.{i}.content.{j}: `tool_use` ids must be unique"
+
+DUPLICATE_TOOL_USE_ID = Rule(
+    "anthropic.duplicate_tool_use_id",
+    "A4",
+    "messages.{i}.content.{j}: `tool_use` ids must be unique",
+    "observed",
+    "trycua/cua#524; anthropics/claude-code#20901",
+    path="messages.{i}.content.{j}",
+)
+
 # UNVERIFIED wording: Anthropic's schema errors name the field and say "Field required".
-A_NO_ID = "messages.{i}.content.{j}.tool_result.tool_use_id: Field required"
-A5 = (
+RESULT_WITHOUT_ID = Rule(
+    "anthropic.result_without_id",
+    "A3",
+    "messages.{i}.content.{j}.tool_result.tool_use_id: Field required",
+    "unverified",
+    "schema error in the form of A6; no public copy of the exact text",
+    basis="documented",
+    path="messages.{i}.content.{j}.tool_result.tool_use_id",
+)
+
+DUPLICATE_RESULT = Rule(
+    "anthropic.duplicate_result",
+    "A5",
     "messages.{i}.content.{j}: each tool_use must have a single result. Found multiple "
-    "`tool_result` blocks with id: {id}"
+    "`tool_result` blocks with id: {id}",
+    "observed",
+    "vectorize-io/hindsight#4250; OpenHands/software-agent-sdk#2114",
+    path="messages.{i}.content.{j}",
 )
-A6 = "messages.{i}.content.{j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'"
-A7 = (
+
+INVALID_TOOL_USE_ID = Rule(
+    "anthropic.invalid_tool_use_id",
+    "A6",
+    "messages.{i}.content.{j}.tool_use.id: String should match pattern '^[a-zA-Z0-9_-]+$'",
+    "observed",
+    "RooCodeInc/Roo-Code#10649; tailcallhq/forgecode#1142 (length limit unverified)",
+    path="messages.{i}.content.{j}.tool_use.id",
+)
+
+INVALID_SERVER_TOOL_USE_ID = Rule(
+    "anthropic.invalid_server_tool_use_id",
+    "A7",
     "messages.{i}.content.{j}.server_tool_use.id: String should match pattern "
-    "'^srvtoolu_[a-zA-Z0-9_]+$'"
+    "'^srvtoolu_[a-zA-Z0-9_]+$'",
+    "observed",
+    "ding113/claude-code-hub#470",
+    path="messages.{i}.content.{j}.server_tool_use.id",
 )
-A8_NAME = "tools.{k}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
-A8_UNIQUE = "tools: Tool names must be unique."
-A9 = "messages.{i}.content.{j}.tool_result: content cannot be empty if `is_error` is true"
-A10 = "messages: text content blocks must be non-empty"
+
+INVALID_TOOL_NAME = Rule(
+    "anthropic.invalid_tool_name",
+    "A8",
+    "tools.{k}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'",
+    "documented",
+    "implement-tool-use (name pattern); apify/tester-mcp-client#11",
+    path="tools.{k}.custom.name",
+)
+
+DUPLICATE_TOOL_NAME = Rule(
+    "anthropic.duplicate_tool_name",
+    "A8",
+    "tools: Tool names must be unique.",
+    "observed",
+    "anthropics/claude-code#10687",
+    path="tools",
+)
+
+EMPTY_ERROR_RESULT = Rule(
+    "anthropic.empty_error_result",
+    "A9",
+    "messages.{i}.content.{j}.tool_result: content cannot be empty if `is_error` is true",
+    "observed",
+    "bytedance/trae-agent#230; jlevy/markform#153",
+    path="messages.{i}.content.{j}.tool_result",
+)
+
+EMPTY_TEXT = Rule(
+    "anthropic.empty_text",
+    "A10",
+    "messages: text content blocks must be non-empty",
+    "observed",
+    "anthropics/claude-code#59812; run-llama/llama_index#17278",
+    path="messages",
+)
+
 # Whitespace-only text gets its own 400 (anthropics/claude-code#23369, #23440;
 # home-assistant/core#175637, for whitespace-only string content too). UNVERIFIED: a
 # direct test of the API (LibreChat-AI/agents#124) found such a block accepted beside
 # non-blank text in the same message, so it is reported only where its message has none.
-A10_BLANK = "messages: text content blocks must contain non-whitespace text"
-A10_TRAILING = "messages: final assistant content cannot end with trailing whitespace"
-S1 = "`{tool}` tool use with id `{id}` was found without a corresponding `{tool}_tool_result` block"
-S4 = (
-    "messages.{i}.content.{j}: unexpected `tool_use_id` found in `{kind}` blocks: {id}. Each "
-    "`{kind}` block must have a corresponding `server_tool_use` block before it."
+BLANK_TEXT = Rule(
+    "anthropic.empty_text",
+    "A10",
+    "messages: text content blocks must contain non-whitespace text",
+    "unverified",
+    "whitespace-only text alone in its message; home-assistant/core#175637",
+    "without a model: a whitespace-only text where its message has no other text; a "
+    "named model: nor a tool use",
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            "simonw/llm-anthropic@3ae428f3 tests/cassettes/test_anthropic/test_tools.yaml "
+            "(a text of one space beside two tool_use blocks)",
+            "claude-4",
+            "anthropic",
+            "2026-04",
+            "claude-haiku-4-5-20251001",
+            part=True,
+        ),
+    ),
+    basis="observed",
+    path="messages",
 )
+
+TRAILING_WHITESPACE = Rule(
+    "anthropic.trailing_whitespace",
+    "A10",
+    "messages: final assistant content cannot end with trailing whitespace",
+    "observed",
+    "aliasrobotics/cai#182; tailcallhq/forgecode#1872",
+    path="messages",
+)
+
+SERVER_TOOL_PENDING = Rule(
+    "anthropic.server_tool_pending",
+    "S1",
+    "`{tool}` tool use with id `{id}` was found without a corresponding `{tool}_tool_result` block",
+    "documented",
+    "handle-tool-calls (deferred server tools); handling-stop-reasons#tool-use",
+    path="messages.{index}",
+)
+
+UNEXPECTED_SERVER_RESULT = Rule(
+    "anthropic.unexpected_server_result",
+    "S4",
+    "messages.{i}.content.{j}: unexpected `tool_use_id` found in `{kind}` blocks: {id}. Each "
+    "`{kind}` block must have a corresponding `server_tool_use` block before it.",
+    "observed",
+    "anthropics/claude-code#64383, #80439, #62577",
+    path="messages.{i}.content.{j}",
+)
+
 # UNVERIFIED: no public copy of the 400 for a member result without toolset_name (T2);
 # worded after the API's other field errors.
-T2 = (
+MISSING_TOOLSET_NAME = Rule(
+    "anthropic.missing_toolset_name",
+    "T2",
     "messages.{i}.content.{j}.tool_result: `toolset_name` is required: the `tool_use` it "
-    "answers belongs to the `{toolset}` toolset"
+    "answers belongs to the `{toolset}` toolset",
+    "unverified",
+    "handle-tool-calls (toolset members echo toolset_name); no public copy of the 400",
+    basis="documented",
+    path="messages.{i}.content.{j}",
 )
-H1 = (
+
+THINKING_NOT_FIRST = Rule(
+    "anthropic.thinking_not_first",
+    "H1",
     "messages.{i}.content.0.type: Expected `thinking` or `redacted_thinking`, but found "
     "`{found}`. When `thinking` is enabled, a final `assistant` message must start with a "
     "thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). We "
     "recommend you include thinking blocks from previous turns. To avoid this requirement, "
     "disable `thinking`. Please consult our documentation at "
-    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
+    "https://docs.claude.com/en/docs/build-with-claude/extended-thinking",
+    "documented",
+    "extended-thinking; deepset-ai/haystack-core-integrations#2146; mastra-ai/mastra#7799",
+    "with thinking on",
+    path="messages.{i}.content.0.type",
 )
-H2 = (
+
+THINKING_DISABLED = Rule(
+    "anthropic.thinking_disabled",
+    "H2",
     "messages.{i}.content.{j}: When thinking is disabled, an `assistant` message in the final "
     "position cannot contain `thinking`. To use thinking blocks, enable `thinking` in your "
-    "request."
+    "request.",
+    "observed",
+    "tailcallhq/forgecode#1853",
+    "with thinking off",
+    path="messages.{i}.content.{j}",
 )
-H3 = "messages.{i}.content.{j}: Invalid `signature` in `thinking` block"
-A12_NAME = "messages.{i}.content.{j}.tool_use.name: String should have at most 200 characters"
+
+INVALID_SIGNATURE = Rule(
+    "anthropic.invalid_signature",
+    "H3",
+    "messages.{i}.content.{j}: Invalid `signature` in `thinking` block",
+    "observed",
+    "anthropics/claude-code#10627; anthropics/anthropic-sdk-python#1598",
+    path="messages.{i}.content.{j}",
+)
+
+TOOL_USE_NAME_TOO_LONG = Rule(
+    "anthropic.tool_use_name_too_long",
+    "A12",
+    "messages.{i}.content.{j}.tool_use.name: String should have at most 200 characters",
+    "observed",
+    "anthropics/claude-code#2673; openclaw/openclaw#13134 (2026-02); claude-code#94799",
+    "every model: a tool_use block's name (the tool definitions have their own limit)",
+    path="messages.{i}.content.{j}.tool_use.name",
+)
+
 # Mid-conversation system messages (2026-05, Opus 4.8 and later; Bedrock and Vertex too).
-Y1_FIRST = (
+SYSTEM_FIRST = Rule(
+    "anthropic.system_first",
+    "Y1",
     "messages.0: use the top-level 'system' parameter for the initial system prompt; the "
-    "directive-only form (content: [] with output_config) is accepted at any position"
+    "directive-only form (content: [] with output_config) is accepted at any position",
+    "observed",
+    "anthropics/claude-code#64147 (2026-05); LeenHawk/gproxy#209 (2026-09, the whole text)",
+    "mid-conversation system messages (Opus 4.8 and later, also on Bedrock and Vertex), "
+    "on a wire body; not the directive-only form (content: [])",
+    since="2026-05 (mid-conversation system messages)",
+    path="messages.{index}.role",
 )
-Y2_BEFORE = "messages.{i}: role 'system' must precede an 'assistant' message or end the array"
+
+SYSTEM_NOT_BEFORE_ASSISTANT = Rule(
+    "anthropic.system_not_before_assistant",
+    "Y2",
+    "messages.{i}: role 'system' must precede an 'assistant' message or end the array",
+    "observed",
+    "anthropics/claude-code#73821 (2026-07); langchain4j/langchain4j#5603",
+    "a system message followed by anything but an assistant turn (so never two in a row), "
+    "on a wire body; also one carrying tool_addition or tool_removal blocks (beta "
+    "mid-conversation-tool-changes-2026-07-01: a tool_removal sits right before an "
+    "assistant turn or last)",
+    since="2026-05 (mid-conversation system messages)",
+    path="messages.{index}.role",
+)
+
+SYSTEM_BETWEEN_CALL_AND_RESULT = Rule(
+    "anthropic.system_between_call_and_result",
+    "Y2",
+    SYSTEM_NOT_BEFORE_ASSISTANT.text,
+    "observed",
+    "platform.claude.com mid-conversation-system-messages (never between a tool_use and "
+    "its tool_result); langchain4j/langchain4j#5603; anthropics/claude-code#73821 (the text)",
+    "a system message between an assistant turn's tool_use blocks and the turn with their "
+    "results, on a wire body; repair moves it after the results",
+    since="2026-05 (mid-conversation system messages)",
+    path="messages.{index}.role",
+)
+
 # UNVERIFIED wording; the placement is documented (mid-conversation-system-messages):
 # after a user turn, or after an assistant turn that ends in a server tool use.
-Y3_AFTER = (
+SYSTEM_AFTER_ASSISTANT = Rule(
+    "anthropic.system_after_assistant",
+    "Y3",
     "messages.{i}: role 'system' must follow a 'user' message or an 'assistant' message "
-    "ending in a server tool use"
+    "ending in a server tool use",
+    "unverified",
+    "platform.claude.com mid-conversation-system-messages (after a user turn, or an "
+    "assistant turn ending in a server tool use); elgorro/aiquila#413",
+    "a system message after an assistant turn that does not end in a server tool use, on a "
+    "wire body",
+    basis="documented",
+    since="2026-05 (mid-conversation system messages)",
+    path="messages.{index}.role",
 )
 
 _NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
@@ -129,9 +380,9 @@ def _blank_text(
             blank[it.msg] = blank.get(it.msg, False) or not b.text
     for i, empty in blank.items():
         if empty:
-            add(Violation("anthropic.empty_text", A10, i, (), "messages"))
+            add(EMPTY_TEXT.violation(i))
         elif i not in solid:
-            add(Violation("anthropic.empty_text", A10_BLANK, i, (), "messages"))
+            add(BLANK_TEXT.violation(i))
 
 
 def _type_name(item: Item) -> str:
@@ -153,8 +404,9 @@ def current_loop(ts: Sequence[Turn]) -> list[Turn]:
     return list(ts[start:])
 
 
-def thinking_start_violation(ts: Sequence[Turn], wrap: str = "") -> Violation | None:
-    """H1: with thinking on, a final tool loop must start with a thinking block."""
+def thinking_start_violation(ts: Sequence[Turn], rule: Rule) -> Violation | None:
+    """H1: with thinking on, a final tool loop must start with a thinking block
+    (``rule``: H1 as the API or host words it)."""
     loop = current_loop(ts)
     if not any(
         t.role == "assistant" and any(it.block.kind == "call" for it in t.items) for t in loop
@@ -166,10 +418,7 @@ def thinking_start_violation(ts: Sequence[Turn], wrap: str = "") -> Violation | 
     head = first.items[0]
     if head.block.kind == "thinking":
         return None
-    text = H1.format(i=head.msg, found=_type_name(head))
-    return Violation(
-        "thinking_not_first", wrap + text, head.msg, (), f"messages.{head.msg}.content.0.type"
-    )
+    return rule.violation(head.msg, i=head.msg, found=_type_name(head))
 
 
 #: Server tools whose documented result block has an error form, as the API itself
@@ -270,12 +519,10 @@ class Anthropic(Profile):
                     sig = b.native.get("signature") if isinstance(b.native, dict) else None
                     if not isinstance(sig, str) or not sig:
                         add(
-                            Violation(
-                                "anthropic.invalid_signature",
-                                H3.format(i=it.msg, j=it.pos),
+                            INVALID_SIGNATURE.violation(
                                 it.msg,
-                                (),
-                                f"messages.{it.msg}.content.{it.pos}",
+                                i=it.msg,
+                                j=it.pos,
                             )
                         )
         if ts and ts[-1].role == "assistant" and ts[-1].items:
@@ -284,26 +531,20 @@ class Anthropic(Profile):
                 last.block.kind == "text"
                 and (last.block.text or "") != (last.block.text or "").rstrip()
             ):
-                add(
-                    Violation(
-                        "anthropic.trailing_whitespace", A10_TRAILING, last.msg, (), "messages"
-                    )
-                )
+                add(TRAILING_WHITESPACE.violation(last.msg))
         if ctx.thinking:
-            v = thinking_start_violation(ts)
+            v = thinking_start_violation(ts, THINKING_NOT_FIRST)
             if v is not None:
-                add(Violation("anthropic." + v.code, v.message, v.index, v.ids, v.path))
+                add(v)
         elif ctx.thinking is False and messages and messages[-1].role == "assistant":
             last_msg = messages[-1]
             for j, b in enumerate(last_msg.blocks):
                 if b.kind == "thinking":
                     add(
-                        Violation(
-                            "anthropic.thinking_disabled",
-                            H2.format(i=last_msg.index, j=j),
+                        THINKING_DISABLED.violation(
                             last_msg.index,
-                            (),
-                            f"messages.{last_msg.index}.content.{j}",
+                            i=last_msg.index,
+                            j=j,
                         )
                     )
                     break
@@ -315,12 +556,11 @@ class Anthropic(Profile):
             for j, b in enumerate(m.blocks):
                 if b.kind == "call" and b.name is not None and len(b.name) > 200:
                     add(
-                        Violation(
-                            "anthropic.tool_use_name_too_long",
-                            A12_NAME.format(i=m.index, j=j),
+                        TOOL_USE_NAME_TOO_LONG.violation(
                             m.index,
                             (pid(b),),
-                            f"messages.{m.index}.content.{j}.tool_use.name",
+                            i=m.index,
+                            j=j,
                         )
                     )
         if ctx.format == "anthropic":
@@ -349,38 +589,20 @@ class Anthropic(Profile):
                 cid = pid(b)
                 if b.toolset:
                     toolsets[cid] = b.toolset
-                path = f"messages.{it.msg}.content.{it.pos}"
                 if b.id is not None and self.id_pattern.fullmatch(cid) is None:
-                    emit(
-                        Violation(
-                            "anthropic.invalid_tool_use_id",
-                            A6.format(i=it.msg, j=it.pos),
-                            it.msg,
-                            (cid,),
-                            path + ".tool_use.id",
-                        )
-                    )
+                    emit(INVALID_TOOL_USE_ID.violation(it.msg, (cid,), i=it.msg, j=it.pos))
                 if b.id is not None and cid in seen_calls:
-                    emit(
-                        Violation(
-                            "anthropic.duplicate_tool_use_id",
-                            A4.format(i=it.msg, j=it.pos),
-                            it.msg,
-                            (cid,),
-                            path,
-                        )
-                    )
+                    emit(DUPLICATE_TOOL_USE_ID.violation(it.msg, (cid,), i=it.msg, j=it.pos))
                 seen_calls.add(cid)
             elif b.kind == "server_call":
                 if b.id is not None:
                     if b.sub == "server_tool_use" and not _SERVER_ID.fullmatch(b.id):
                         emit(
-                            Violation(
-                                "anthropic.invalid_server_tool_use_id",
-                                A7.format(i=it.msg, j=it.pos),
+                            INVALID_SERVER_TOOL_USE_ID.violation(
                                 it.msg,
                                 (b.id,),
-                                f"messages.{it.msg}.content.{it.pos}.server_tool_use.id",
+                                i=it.msg,
+                                j=it.pos,
                             )
                         )
                     seen_servers.add(b.id)
@@ -390,12 +612,13 @@ class Anthropic(Profile):
             elif b.kind == "server_result":
                 if b.id is not None and b.id not in seen_servers:
                     emit(
-                        Violation(
-                            "anthropic.unexpected_server_result",
-                            S4.format(i=it.msg, j=it.pos, kind=b.sub, id=b.id),
+                        UNEXPECTED_SERVER_RESULT.violation(
                             it.msg,
                             (b.id,),
-                            f"messages.{it.msg}.content.{it.pos}",
+                            i=it.msg,
+                            j=it.pos,
+                            kind=b.sub,
+                            id=b.id,
                         )
                     )
                 if b.id is not None:
@@ -421,26 +644,20 @@ class Anthropic(Profile):
             if missing:
                 at = missing[0].msg
                 ids = tuple(dict.fromkeys(pid(c.block) for c in missing))
-                code = (
-                    "anthropic.results_not_first"
-                    if all(i in anywhere for i in ids)
-                    else "anthropic.missing_result"
-                )
-                emit(
-                    Violation(code, A1.format(i=at, ids=", ".join(ids)), at, ids, f"messages.{at}")
-                )
+                rule = RESULTS_NOT_FIRST if all(i in anywhere for i in ids) else MISSING_RESULT
+                emit(rule.violation(at, ids, i=at, ids=", ".join(ids)))
             if after_call:
                 first = after_call[0]
                 before = tuple(
                     pid(c.block) for c in calls if (c.msg, c.pos) < (first.msg, first.pos)
                 )
                 emit(
-                    Violation(
-                        "anthropic.content_after_tool_use",
-                        A1.format(i=first.msg, ids=", ".join(before)),
+                    CONTENT_AFTER_TOOL_USE.violation(
                         first.msg,
                         before,
                         f"messages.{first.msg}.content.{first.pos}",
+                        i=first.msg,
+                        ids=", ".join(before),
                     )
                 )
         # A server tool still pending when the turn ends: every later turn may hold only
@@ -452,15 +669,7 @@ class Anthropic(Profile):
         ):
             for sid, it in pending.items():
                 tool = it.block.name or "server_tool"
-                emit(
-                    Violation(
-                        "anthropic.server_tool_pending",
-                        S1.format(tool=tool, id=sid),
-                        it.msg,
-                        (sid,),
-                        f"messages.{it.msg}",
-                    )
-                )
+                emit(SERVER_TOOL_PENDING.violation(it.msg, (sid,), tool=tool, id=sid))
 
     def _user(
         self,
@@ -481,59 +690,22 @@ class Anthropic(Profile):
             b = it.block
             if b.kind != "result":
                 continue
-            path = f"messages.{it.msg}.content.{it.pos}"
             if b.missing_id:
-                emit(
-                    Violation(
-                        "anthropic.result_without_id",
-                        A_NO_ID.format(i=it.msg, j=it.pos),
-                        it.msg,
-                        (),
-                        path + ".tool_result.tool_use_id",
-                    )
-                )
+                emit(RESULT_WITHOUT_ID.violation(it.msg, i=it.msg, j=it.pos))
                 continue
             rid = pid(b)
             if rid not in prev_calls:
-                emit(
-                    Violation(
-                        "anthropic.unexpected_result",
-                        A3.format(i=it.msg, j=it.pos, id=rid),
-                        it.msg,
-                        (rid,),
-                        path,
-                    )
-                )
+                emit(UNEXPECTED_RESULT.violation(it.msg, (rid,), i=it.msg, j=it.pos, id=rid))
             elif rid in seen:
-                emit(
-                    Violation(
-                        "anthropic.duplicate_result",
-                        A5.format(i=it.msg, j=it.pos, id=rid),
-                        it.msg,
-                        (rid,),
-                        path,
-                    )
-                )
+                emit(DUPLICATE_RESULT.violation(it.msg, (rid,), i=it.msg, j=it.pos, id=rid))
             seen.add(rid)
             if b.is_error and b.empty:
-                emit(
-                    Violation(
-                        "anthropic.empty_error_result",
-                        A9.format(i=it.msg, j=it.pos),
-                        it.msg,
-                        (rid,),
-                        path + ".tool_result",
-                    )
-                )
+                emit(EMPTY_ERROR_RESULT.violation(it.msg, (rid,), i=it.msg, j=it.pos))
             toolset = toolsets.get(rid)
             if toolset and not b.toolset and rid in prev_calls:
                 emit(
-                    Violation(
-                        "anthropic.missing_toolset_name",
-                        T2.format(i=it.msg, j=it.pos, toolset=toolset),
-                        it.msg,
-                        (rid,),
-                        path,
+                    MISSING_TOOLSET_NAME.violation(
+                        it.msg, (rid,), i=it.msg, j=it.pos, toolset=toolset
                     )
                 )
 
@@ -547,17 +719,9 @@ class Anthropic(Profile):
             if tool.get("type") in (None, "custom") and (
                 not isinstance(name, str) or not _NAME.fullmatch(name)
             ):
-                out.append(
-                    Violation(
-                        "anthropic.invalid_tool_name",
-                        A8_NAME.format(k=k),
-                        0,
-                        (),
-                        f"tools.{k}.custom.name",
-                    )
-                )
+                out.append(INVALID_TOOL_NAME.violation(0, k=k))
             if name in names:
-                out.append(Violation("anthropic.duplicate_tool_name", A8_UNIQUE, 0, (), "tools"))
+                out.append(DUPLICATE_TOOL_NAME.violation(0))
             names.add(name)
         return out
 
@@ -609,9 +773,8 @@ def _system_turns(messages: Sequence[Message], add: Callable[[Violation], None])
         if m.role != "system" or (isinstance(m.native, dict) and m.native.get("content") == []):
             continue
         i = m.index
-        where = f"messages.{i}.role"
         if k == 0:
-            add(Violation("anthropic.system_first", Y1_FIRST, i, (), where))
+            add(SYSTEM_FIRST.violation(i))
             continue
         prev = messages[k - 1]
         nxt = messages[k + 1] if k + 1 < n else None
@@ -620,24 +783,12 @@ def _system_turns(messages: Sequence[Message], add: Callable[[Violation], None])
         split = tuple(pid(b) for b in calls if b.id in answered)
         if split:
             # Its results come after it: the system turn splits the pair.
-            add(
-                Violation(
-                    "anthropic.system_between_call_and_result",
-                    Y2_BEFORE.format(i=i),
-                    i,
-                    split,
-                    where,
-                )
-            )
+            add(SYSTEM_BETWEEN_CALL_AND_RESULT.violation(i, split, i=i))
             continue
         if prev.role == "assistant" and not (prev.blocks and prev.blocks[-1].kind == "server_call"):
-            add(Violation("anthropic.system_after_assistant", Y3_AFTER.format(i=i), i, (), where))
+            add(SYSTEM_AFTER_ASSISTANT.violation(i, i=i))
         if nxt is not None and nxt.role != "assistant":
-            add(
-                Violation(
-                    "anthropic.system_not_before_assistant", Y2_BEFORE.format(i=i), i, (), where
-                )
-            )
+            add(SYSTEM_NOT_BEFORE_ASSISTANT.violation(i, i=i))
 
 
 class _Named(Anthropic):
@@ -645,3 +796,34 @@ class _Named(Anthropic):
 
 
 _NAMED = _Named()
+
+
+#: The rules this module checks, in the order of docs/rules.md.
+RULES = (
+    MISSING_RESULT,
+    RESULTS_NOT_FIRST,
+    CONTENT_AFTER_TOOL_USE,
+    UNEXPECTED_RESULT,
+    RESULT_WITHOUT_ID,
+    DUPLICATE_TOOL_USE_ID,
+    DUPLICATE_RESULT,
+    INVALID_TOOL_USE_ID,
+    INVALID_SERVER_TOOL_USE_ID,
+    INVALID_TOOL_NAME,
+    DUPLICATE_TOOL_NAME,
+    EMPTY_ERROR_RESULT,
+    EMPTY_TEXT,
+    BLANK_TEXT,
+    TRAILING_WHITESPACE,
+    TOOL_USE_NAME_TOO_LONG,
+    SYSTEM_FIRST,
+    SYSTEM_NOT_BEFORE_ASSISTANT,
+    SYSTEM_BETWEEN_CALL_AND_RESULT,
+    SYSTEM_AFTER_ASSISTANT,
+    SERVER_TOOL_PENDING,
+    UNEXPECTED_SERVER_RESULT,
+    MISSING_TOOLSET_NAME,
+    THINKING_NOT_FIRST,
+    THINKING_DISABLED,
+    INVALID_SIGNATURE,
+)

@@ -14,65 +14,245 @@ from toolpair._model import Block, Fix, Message, Policy, Violation
 from toolpair._view import pid, turns
 from toolpair.providers._base import Context, Profile
 from toolpair.providers._models import bedrock_family
+from toolpair.providers._rule import Evidence, Rule, profile_has
+from toolpair.providers.anthropic import THINKING_NOT_FIRST as ANTHROPIC_THINKING_NOT_FIRST
 from toolpair.providers.anthropic import thinking_start_violation
-from toolpair.providers.mistral import M1, Mistral
+from toolpair.providers.mistral import INVALID_ID as MISTRAL_INVALID_ID
+from toolpair.providers.mistral import Mistral
 
-B1 = "Expected toolResult blocks at messages.{i}.content for the following Ids: {ids}"
-B2 = (
+#: The recorded 200 of Kimi K2 on Bedrock (source, family, host, date, model): it
+#: stands against two Bedrock rules at once.
+_KIMI_ON_BEDROCK = (
+    "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_bedrock/"
+    "test_bedrock_moonshotai_tool_call.yaml",
+    "kimi",
+    "bedrock",
+    "",
+    "moonshot.kimi-k2-thinking",
+)
+
+
+MISSING_RESULT = Rule(
+    "bedrock.missing_result",
+    "B1",
+    "Expected toolResult blocks at messages.{i}.content for the following Ids: {ids}",
+    "observed",
+    "agno-agi/agno#6698, #6242; camel-ai/camel#3954",
+    "every model; for Claude, Converse's own check: the answering turn holds some of "
+    "the results (it names that turn)",
+    seen=(
+        Evidence(
+            "refusal",
+            "for",
+            "anomalyco/opencode@317768a7 packages/ai/test/fixtures/recordings/"
+            "bedrock-recovery/rejects-continuation-with-a-missing-parallel-tool-result.json",
+            "claude-4",
+            "bedrock",
+            "",
+            "us.anthropic.claude-sonnet-4-6",
+        ),
+    ),
+)
+
+TOO_MANY_RESULTS = Rule(
+    "bedrock.too_many_results",
+    "B2",
     "The number of toolResult blocks at messages.{i}.content exceeds the number of toolUse "
-    "blocks of previous turn."
+    "blocks of previous turn.",
+    "observed",
+    "pydantic/pydantic-ai#2327; Just-Curieous/Curie#16",
+    path="messages.{i}.content",
 )
-B3 = (
+
+MIXED_RESULT_TURN = Rule(
+    "bedrock.mixed_result_turn",
+    "B3",
     "messages.{i}.content: Conversation blocks and tool result blocks cannot be provided in "
-    "the same turn."
+    "the same turn.",
+    "observed",
+    "BerriAI/litellm#6053 (Claude 3 Opus); langchain-ai/langchain-aws#141",
+    "without a model, Claude 3, Llama, Mistral; Claude 4 refuses only media other than "
+    "images and PDF; Nova never; Kimi unconfirmed, so not reported",
+    lambda p: getattr(p, "result_turn", "results") != "any",
+    families=("claude-3", "claude-4", "llama", "mistral"),
+    path="messages.{i}.content",
 )
-B4 = (
+
+ROLES_NOT_ALTERNATING = Rule(
+    "bedrock.roles_not_alternating",
+    "B4",
     "A conversation must alternate between user and assistant roles. Make sure the "
-    "conversation alternates between user and assistant roles and try again."
+    "conversation alternates between user and assistant roles and try again.",
+    "observed",
+    "microsoft/semantic-kernel#10281; langchain-ai/langchain-aws#130",
+    path="messages.{index}",
 )
-B5 = (
+
+FIRST_NOT_USER = Rule(
+    "bedrock.first_not_user",
+    "B5",
     "A conversation must start with a user message. Try again with a conversation that "
-    "starts with a user message."
+    "starts with a user message.",
+    "observed",
+    "langgenius/dify#12340; strands-agents/sdk-typescript#727",
+    path="messages.0",
 )
-B6 = "The toolConfig field must be defined when using toolUse and toolResult content blocks."
-B7_ERROR = (
+
+MISSING_TOOL_CONFIG = Rule(
+    "bedrock.missing_tool_config",
+    "B6",
+    "The toolConfig field must be defined when using toolUse and toolResult content blocks.",
+    "observed",
+    "langgenius/dify#17545, #16421",
+    path="toolConfig",
+)
+
+EMPTY_ERROR_RESULT = Rule(
+    "bedrock.empty_error_result",
+    "B7",
     "The content field at messages.{i}.content.{j}.toolResult cannot be empty when status "
-    "value is error."
+    "value is error.",
+    "observed",
+    "aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15",
+    path="messages.{i}.content.{j}.toolResult",
 )
-B7_BLANK = (
+
+BLANK_TEXT = Rule(
+    "bedrock.blank_text",
+    "B7",
     "The text field in the ContentBlock object at messages.{i}.content.{j} is blank. Add text "
-    "to the text field, and try again."
+    "to the text field, and try again.",
+    "observed",
+    "aws-samples/bedrock-engineer#8",
+    path="messages.{i}.content.{j}",
 )
+
 # UNVERIFIED (docs/rules.md B8, B9): the service's texts for a bad or duplicate toolUseId
 # were never captured; these follow the AWS validation-error format.
-B8 = (
+INVALID_TOOL_USE_ID = Rule(
+    "bedrock.invalid_tool_use_id",
+    "B8",
     "1 validation error detected: Value '{id}' at 'messages.{i}.member.content.{j}.member."
     "{kind}.toolUseId' failed to satisfy constraint: Member must satisfy regular expression "
-    "pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64"
+    "pattern: [a-zA-Z0-9_-]+ and have length between 1 and 64",
+    "unverified",
+    "API_runtime_ToolUseBlock (pattern and length documented; the text is inferred)",
+    "models other than Ministral; Kimi also takes `.` and `:` (`functions.name:0`)",
+    lambda p: p.id_max != 9,
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            *_KIMI_ON_BEDROCK,
+            part=True,
+        ),
+    ),
+    basis="documented",
+    path="messages.{i}.content.{j}",
 )
+
 # UNVERIFIED: the AWS validation format (1-based member indices) for a null field.
-B_NO_ID = (
+RESULT_WITHOUT_ID = Rule(
+    "bedrock.result_without_id",
+    "B8",
     "1 validation error detected: Value null at 'messages.{i}.member.content.{j}.member."
-    "toolResult.toolUseId' failed to satisfy constraint: Member must not be null"
+    "toolResult.toolUseId' failed to satisfy constraint: Member must not be null",
+    "unverified",
+    "the AWS validation-error format (1-based member indices)",
+    basis="documented",
 )
-B9 = "messages.{i}.content.{j}: Duplicate toolUseId {id}. Tool use ids must be unique."
+
+DUPLICATE_TOOL_USE_ID = Rule(
+    "bedrock.duplicate_tool_use_id",
+    "B9",
+    "messages.{i}.content.{j}: Duplicate toolUseId {id}. Tool use ids must be unique.",
+    "unverified",
+    "BerriAI/litellm#20049 (rejected; the text was never captured)",
+    basis="observed",
+    path="messages.{i}.content.{j}",
+)
 B10 = "The model returned the following errors: "
 # UNVERIFIED wording (the AWS validation format); the rule was seen in sigoden/aichat#1550
 # (2026-09): a toolResult's json content block holds a JSON object, not a list or a scalar.
-B11 = (
+RESULT_JSON_NOT_OBJECT = Rule(
+    "bedrock.result_json_not_object",
+    "B11",
     "1 validation error detected: Value at 'messages.{i}.member.content.{j}.member.toolResult."
-    "content.{k}.member.json' failed to satisfy constraint: Member must be a JSON object"
+    "content.{k}.member.json' failed to satisfy constraint: Member must be a JSON object",
+    "unverified",
+    "sigoden/aichat#1550 (2026-09); API_runtime_ToolResultContentBlock (json: a JSON document)",
+    "every model, on a wire body: repair sends the value as its JSON text",
+    basis="observed",
+    since="2026-09",
 )
-B3_USE = (
+
+MIXED_TOOL_USE_TURN = Rule(
+    "bedrock.mixed_tool_use_turn",
+    "B3",
     "messages.{i}.content: Conversation blocks and tool use blocks cannot be provided in the "
-    "same turn."
+    "same turn.",
+    "observed",
+    "strands-agents/harness-sdk#1223 (Llama); langchain-ai/langchain-aws#1118",
+    "without a model, Llama, Mistral (a turn with reasoning is exempt); not Claude, Nova, "
+    "Kimi, nor a model of another family named (Cohere)",
+    profile_has("calls_only"),
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            *_KIMI_ON_BEDROCK,
+        ),
+    ),
+    families=("llama", "mistral"),
+    path="messages.{i}.content",
 )
+
 #: Claude behind Converse answers in Anthropic's words, wrapped, a call whose answering
 #: turn holds no results at all (Converse's own B1 check names a turn that holds some).
-B1_CLAUDE = (
+MISSING_RESULT_CLAUDE = Rule(
+    "bedrock.missing_result",
+    "B1",
     B10 + "messages.{i}: `tool_use` ids were found without `tool_result` blocks immediately "
     "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block in the "
-    "next message. (reason: TOOL_USE_RESULT_MISMATCH)"
+    "next message. (reason: TOOL_USE_RESULT_MISMATCH)",
+    "observed",
+    "n8n-io/n8n#16987; 2FastLabs/agent-squad#396; BenedictKing/ccx#187 (the reason suffix, 2026)",
+    "Claude, when the answering turn holds no result (Converse lets it through; the "
+    "model names the call turn)",
+    profile_has("claude_words"),
+)
+
+INVALID_TOOL_USE_ID_MISTRAL = Rule(
+    "bedrock.invalid_tool_use_id",
+    "B8",
+    MISTRAL_INVALID_ID.text,
+    "observed",
+    "vercel/ai#11802 (ministral-3 refuses Bedrock's own tooluse_ ids)",
+    "Ministral (not other Mistral models: Pixtral Large took tooluse_ ids)",
+    lambda p: p.id_max == 9,
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_bedrock/test_bedrock_"
+            "media_kind_delivered_in_tool_result[mistral_document].yaml",
+            "pixtral",
+            "bedrock",
+            "2026-07",
+            "us.mistral.pixtral-large-2502-v1:0",
+        ),
+    ),
+    path="messages.{i}.content.{j}",
+)
+
+THINKING_NOT_FIRST = Rule(
+    "bedrock.thinking_not_first",
+    "B10",
+    B10 + ANTHROPIC_THINKING_NOT_FIRST.text,
+    "documented",
+    "AWS extended thinking with tool use; anomalyco/opencode#3077",
+    "Claude with thinking on",
+    path="messages.{i}.content.0.type",
 )
 
 
@@ -98,7 +278,7 @@ class Bedrock(Profile):
     claude_words: ClassVar[bool] = False
     #: Nova's server tools answer a toolUse with a toolResult in the same assistant turn.
     inline_server_results: ClassVar[bool] = False
-    invalid_id_text: ClassVar[str] = B8
+    invalid_id: ClassVar[Rule] = INVALID_TOOL_USE_ID
 
     def for_model(self, model: str) -> Profile:
         return FAMILIES.get(bedrock_family(model) or "", self)
@@ -170,16 +350,12 @@ class Bedrock(Profile):
         out: list[Violation] = []
         add = out.append
         if ts and ts[0].role != "user":
-            add(Violation("bedrock.first_not_user", B5, ts[0].first, (), "messages.0"))
+            add(FIRST_NOT_USER.violation(ts[0].first))
         seen: set[str] = set()
         has_tool_blocks = False
         for k, t in enumerate(ts):
             if k and ts[k - 1].role == t.role:
-                add(
-                    Violation(
-                        "bedrock.roles_not_alternating", B4, t.first, (), f"messages.{t.first}"
-                    )
-                )
+                add(ROLES_NOT_ALTERNATING.violation(t.first))
             results = [
                 it for it in t.items if it.block.kind == "result" and not it.block.missing_id
             ]
@@ -188,23 +364,15 @@ class Bedrock(Profile):
             for it in t.items:
                 b = it.block
                 if b.kind == "text" and b.text is not None and not b.text.strip():
-                    add(
-                        Violation(
-                            "bedrock.blank_text",
-                            B7_BLANK.format(i=it.msg, j=it.pos),
-                            it.msg,
-                            (),
-                            f"messages.{it.msg}.content.{it.pos}",
-                        )
-                    )
+                    add(BLANK_TEXT.violation(it.msg, i=it.msg, j=it.pos))
                 if b.missing_id:
                     add(
-                        Violation(
-                            "bedrock.result_without_id",
-                            B_NO_ID.format(i=it.msg + 1, j=it.pos + 1),
+                        RESULT_WITHOUT_ID.violation(
                             it.msg,
                             (),
                             f"messages.{it.msg}.content.{it.pos}.toolResult.toolUseId",
+                            i=it.msg + 1,
+                            j=it.pos + 1,
                         )
                     )
                 elif b.kind in ("call", "result"):
@@ -212,23 +380,24 @@ class Bedrock(Profile):
                     if b.id is not None and not self.valid_id(bid):
                         kind = "toolUse" if b.kind == "call" else "toolResult"
                         add(
-                            Violation(
-                                "bedrock.invalid_tool_use_id",
-                                self.invalid_id_text.format(id=bid, i=it.msg, j=it.pos, kind=kind),
+                            self.invalid_id.violation(
                                 it.msg,
                                 (bid,),
-                                f"messages.{it.msg}.content.{it.pos}",
+                                id=bid,
+                                i=it.msg,
+                                j=it.pos,
+                                kind=kind,
                             )
                         )
                 if b.kind == "call":
                     if b.id is not None and b.id in seen:
                         add(
-                            Violation(
-                                "bedrock.duplicate_tool_use_id",
-                                B9.format(i=it.msg, j=it.pos, id=b.id),
+                            DUPLICATE_TOOL_USE_ID.violation(
                                 it.msg,
                                 (pid(b),),
-                                f"messages.{it.msg}.content.{it.pos}",
+                                i=it.msg,
+                                j=it.pos,
+                                id=b.id,
                             )
                         )
                     seen.add(pid(b))
@@ -238,38 +407,30 @@ class Bedrock(Profile):
                     for n, part in enumerate(parts if isinstance(parts, list) else ()):
                         if _bad_json(part):
                             add(
-                                Violation(
-                                    "bedrock.result_json_not_object",
-                                    B11.format(i=it.msg + 1, j=it.pos + 1, k=n + 1),
+                                RESULT_JSON_NOT_OBJECT.violation(
                                     it.msg,
                                     (pid(b),),
                                     f"messages.{it.msg}.content.{it.pos}.toolResult"
                                     f".content.{n}.json",
+                                    i=it.msg + 1,
+                                    j=it.pos + 1,
+                                    k=n + 1,
                                 )
                             )
                 if b.kind == "result" and b.is_error and b.empty:
                     add(
-                        Violation(
-                            "bedrock.empty_error_result",
-                            B7_ERROR.format(i=it.msg, j=it.pos),
+                        EMPTY_ERROR_RESULT.violation(
                             it.msg,
                             (pid(b),),
-                            f"messages.{it.msg}.content.{it.pos}.toolResult",
+                            i=it.msg,
+                            j=it.pos,
                         )
                     )
             if results and any(
                 it.block.kind in ("text", "image") and not self._accepts_in_result_turn(it.block)
                 for it in t.items
             ):
-                add(
-                    Violation(
-                        "bedrock.mixed_result_turn",
-                        B3.format(i=t.first),
-                        t.first,
-                        (),
-                        f"messages.{t.first}.content",
-                    )
-                )
+                add(MIXED_RESULT_TURN.violation(t.first, i=t.first))
             if t.role == "user" and results:
                 prev = ts[k - 1] if k else None
                 prev_calls = (
@@ -279,12 +440,10 @@ class Bedrock(Profile):
                 )
                 if len(results) > len(prev_calls):
                     add(
-                        Violation(
-                            "bedrock.too_many_results",
-                            B2.format(i=t.first),
+                        TOO_MANY_RESULTS.violation(
                             t.first,
                             tuple(pid(it.block) for it in results),
-                            f"messages.{t.first}.content",
+                            i=t.first,
                         )
                     )
             if (
@@ -295,12 +454,10 @@ class Bedrock(Profile):
                 and not any(it.block.kind in ("thinking", "reasoning") for it in t.items)
             ):
                 add(
-                    Violation(
-                        "bedrock.mixed_tool_use_turn",
-                        B3_USE.format(i=t.first),
+                    MIXED_TOOL_USE_TURN.violation(
                         t.first,
                         tuple(pid(it.block) for it in calls),
-                        f"messages.{t.first}.content",
+                        i=t.first,
                     )
                 )
             if calls:
@@ -318,25 +475,17 @@ class Bedrock(Profile):
                     # and names that turn; one with none gets through to Claude, which
                     # names the call turn in Anthropic's words.
                     if self.claude_words and not got:
-                        at, text, path = t.first, B1_CLAUDE, f"messages.{t.first}"
+                        at, rule, path = t.first, MISSING_RESULT_CLAUDE, f"messages.{t.first}"
                     else:
                         at = nxt.first if nxt is not None else t.msgs[-1] + 1
-                        text, path = B1, f"messages.{at}.content"
-                    add(
-                        Violation(
-                            "bedrock.missing_result",
-                            text.format(i=at, ids=", ".join(missing)),
-                            at,
-                            missing,
-                            path,
-                        )
-                    )
+                        rule, path = MISSING_RESULT, f"messages.{at}.content"
+                    add(rule.violation(at, missing, path, i=at, ids=", ".join(missing)))
         if has_tool_blocks and ctx.tool_config is False:
-            add(Violation("bedrock.missing_tool_config", B6, 0, (), "toolConfig"))
+            add(MISSING_TOOL_CONFIG.violation(0))
         if ctx.thinking:
-            v = thinking_start_violation(ts, B10)
+            v = thinking_start_violation(ts, THINKING_NOT_FIRST)
             if v is not None:
-                add(Violation("bedrock." + v.code, v.message, v.index, v.ids, v.path))
+                add(v)
         return out
 
 
@@ -391,7 +540,7 @@ class _Ministral(Bedrock):
 
     id_pattern = Mistral.id_pattern
     id_max = 9
-    invalid_id_text = M1
+    invalid_id = INVALID_TOOL_USE_ID_MISTRAL
     new_id = Mistral.new_id
     # Stricter ids than the strict profile's no-op checker knows.
     fast_path = False
@@ -419,3 +568,24 @@ FAMILIES: dict[str, Profile] = {
     "ministral": _Ministral(),
     "kimi": _Kimi(),
 }
+
+
+#: The rules this module checks, in the order of docs/rules.md.
+RULES = (
+    MISSING_RESULT,
+    MISSING_RESULT_CLAUDE,
+    TOO_MANY_RESULTS,
+    MIXED_RESULT_TURN,
+    MIXED_TOOL_USE_TURN,
+    ROLES_NOT_ALTERNATING,
+    FIRST_NOT_USER,
+    MISSING_TOOL_CONFIG,
+    EMPTY_ERROR_RESULT,
+    RESULT_JSON_NOT_OBJECT,
+    BLANK_TEXT,
+    INVALID_TOOL_USE_ID,
+    INVALID_TOOL_USE_ID_MISTRAL,
+    RESULT_WITHOUT_ID,
+    DUPLICATE_TOOL_USE_ID,
+    THINKING_NOT_FIRST,
+)

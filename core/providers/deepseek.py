@@ -10,17 +10,80 @@ from typing import Any, ClassVar
 from toolpair._model import Fix, Message, Policy, Violation
 from toolpair._view import current_user_turn, flat, pid
 from toolpair.providers._base import Context, Profile
+from toolpair.providers._rule import Evidence, Rule, profile_has
 from toolpair.providers.openai import OpenAIChat
 from toolpair.providers.responses import Responses
 
-D1 = (
+MISSING_REASONING_CONTENT = Rule(
+    "deepseek.missing_reasoning_content",
+    "D1",
     "Missing `reasoning_content` field in the assistant message at message index {i}. For "
     "more information, please refer to "
-    "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls"
+    "https://api-docs.deepseek.com/guides/thinking_mode#tool-calls",
+    "observed",
+    "continuedev/continue#10193 (V3.2); Sylinko/Everywhere#287 (V3.2, 2026-02)",
+    "thinking on in the body (deepseek-reasoner is held to D2), on a wire body",
+    profile_has("reasoning_every_turn", False),
+    since="V3.2: the current tool loop's assistant turns; V4 asks it of every assistant turn (D2)",
+    path="messages[{i}]",
 )
-D2 = "The `reasoning_content` in the thinking mode must be passed back to the API."
-DR1 = "No tool output found for tool call {id}."
-DR2 = "No tool call found for tool output with call_id {id}."
+
+REASONING_NOT_PASSED_BACK = Rule(
+    "deepseek.reasoning_not_passed_back",
+    "D2",
+    "The `reasoning_content` in the thinking mode must be passed back to the API.",
+    "observed",
+    "Zoo-Code-Org/Zoo-Code#201 (V4); danny-avila/LibreChat#13366 (enforced gradually from 2026-05)",
+    "deepseek-v4 in thinking mode, and deepseek-reasoner (served by V4), every "
+    "assistant turn, on a wire body",
+    profile_has("reasoning_every_turn"),
+    since="V4 (every assistant turn, not only the current loop's); deepseek-reasoner "
+    "answers in these words from 2026",
+    seen=(
+        Evidence(
+            "thread",
+            "for",
+            "pydantic/pydantic-ai#5829 (a tool-call turn without reasoning_content, "
+            "refused in V4's words)",
+            "deepseek-reasoner",
+            "api.deepseek.com",
+            "2026-06",
+            "deepseek-reasoner",
+        ),
+    ),
+)
+
+MISSING_OUTPUT = Rule(
+    "deepseek-responses.missing_output",
+    "D3",
+    "No tool output found for tool call {id}.",
+    "observed",
+    "deepseek-ai/DeepSeek-V3#1588, #1611; fish2lab/DSCodex#9",
+    "every model: any item between a call group and its outputs, a reasoning item "
+    "between parallel calls included",
+    seen=(
+        Evidence(
+            "thread",
+            "for",
+            "deepseek-ai/awesome-deepseek-integration#740 (a reasoning item between call "
+            "and output)",
+            "deepseek-v4",
+            "deepseek-responses",
+            "2026-09",
+            "deepseek-flash",
+        ),
+    ),
+    path="input",
+)
+
+ORPHAN_OUTPUT = Rule(
+    "deepseek-responses.orphan_output",
+    "D3",
+    "No tool call found for tool output with call_id {id}.",
+    "observed",
+    "deepseek-ai/DeepSeek-V3#1588, #1611",
+    path="input",
+)
 
 
 class DeepSeek(OpenAIChat):
@@ -47,15 +110,13 @@ class DeepSeek(OpenAIChat):
             if "reasoning_content" in m.native:
                 continue
             if self.reasoning_every_turn:
-                out.append(Violation("deepseek.reasoning_not_passed_back", D2, m.index, (), ""))
+                out.append(REASONING_NOT_PASSED_BACK.violation(m.index))
             elif any(b.kind == "call" for b in m.blocks):
                 out.append(
-                    Violation(
-                        "deepseek.missing_reasoning_content",
-                        D1.format(i=m.index),
+                    MISSING_REASONING_CONTENT.violation(
                         m.index,
                         tuple(pid(b) for b in m.blocks if b.kind == "call"),
-                        f"messages[{m.index}]",
+                        i=m.index,
                     )
                 )
         return out
@@ -164,15 +225,7 @@ class DeepSeekResponses(Responses):
                     k += 1
                 for cid, at in group:
                     if cid not in answered:
-                        add(
-                            Violation(
-                                "deepseek-responses.missing_output",
-                                DR1.format(id=cid),
-                                at,
-                                (cid,),
-                                "input",
-                            )
-                        )
+                        add(MISSING_OUTPUT.violation(at, (cid,), id=cid))
                 leading = False
                 continue
             if b.kind == "result" and not leading:
@@ -184,7 +237,7 @@ class DeepSeekResponses(Responses):
 
 
 def _orphan(cid: str, at: int) -> Violation:
-    return Violation("deepseek-responses.orphan_output", DR2.format(id=cid), at, (cid,), "input")
+    return ORPHAN_OUTPUT.violation(at, (cid,), id=cid)
 
 
 def _renamed(v: Violation, names: dict[str, str]) -> Violation:
@@ -192,3 +245,12 @@ def _renamed(v: Violation, names: dict[str, str]) -> Violation:
         if v.code.startswith(old):
             return Violation(new + v.code[len(old) :], v.message, v.index, v.ids, v.path)
     return v
+
+
+#: The rules this module checks, in the order of docs/rules.md.
+RULES = (
+    MISSING_REASONING_CONTENT,
+    REASONING_NOT_PASSED_BACK,
+    MISSING_OUTPUT,
+    ORPHAN_OUTPUT,
+)

@@ -9,32 +9,110 @@ from typing import ClassVar
 from toolpair._model import Message, Violation
 from toolpair._view import Item, Turn, pid, turns
 from toolpair.providers._base import Context, Profile
+from toolpair.providers._rule import Evidence, Rule, profile_named
 from toolpair.providers.anthropic import current_loop
 
-G1 = "Please ensure that function response turn comes immediately after a function call turn."
-G2 = (
+MISSING_RESPONSE = Rule(
+    "gemini.missing_response",
+    "G1",
+    "Please ensure that function response turn comes immediately after a function call turn.",
+    "observed",
+    "langchain-ai/langchain#27799; GoogleCloudPlatform/generative-ai#368",
+    path="contents[{index}]",
+)
+
+UNEXPECTED_RESPONSE = Rule(
+    "gemini.unexpected_response",
+    "G1",
+    MISSING_RESPONSE.text,
+    "observed",
+    "google-gemini/deprecated-generative-ai-js#267",
+    path="contents[{index}]",
+)
+
+RESPONSE_COUNT = Rule(
+    "gemini.response_count",
+    "G2",
     "Please ensure that the number of function response parts is equal to the number of "
-    "function call parts of the function call turn."
+    "function call parts of the function call turn.",
+    "observed",
+    "google-gemini/gemini-cli#4217, #16415",
+    "every model (without ids only the count is checked); Gemini 2.5 on the Gemini API "
+    "takes the responses split across consecutive user turns",
+    path="contents[{index}]",
 )
-G3 = (
+
+CALL_TURN_POSITION = Rule(
+    "gemini.call_turn_position",
+    "G3",
     "Please ensure that function call turn comes immediately after a user turn or after a "
-    "function response turn."
+    "function response turn.",
+    "observed",
+    "google-gemini/gemini-cli#11814, #26486",
+    path="contents[{index}]",
 )
-G4 = "Please ensure that multiturn requests ends with a user role or a function response."
-G5 = (
+
+ENDS_WITH_CALL = Rule(
+    "gemini.ends_with_call",
+    "G4",
+    "Please ensure that multiturn requests ends with a user role or a function response.",
+    "observed",
+    "songquanpeng/one-api#836 (an older text)",
+    path="contents[{index}]",
+)
+
+MISSING_THOUGHT_SIGNATURE = Rule(
+    "gemini.missing_thought_signature",
+    "G5",
     "Function call is missing a thought_signature in functionCall parts. This is required for "
     "tools to work correctly, and missing thought_signature may lead to degraded model "
     "performance. Additional data, function call `default_api:{name}` , position {n}. Please "
-    "refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+    "refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
+    "documented",
+    "ai.google.dev thought-signatures; 1jehuang/jcode#518",
+    "Gemini 3 (not the image model); any model with thought_signatures=True; not Gemini 2.5",
+    profile_named("gemini"),
+    seen=(
+        Evidence(
+            "thread",
+            "for",
+            "Gitlawb/openclaude#583; rowboatlabs/rowboat#694",
+            "gemini-2.5",
+            "gemini",
+            "2026-04",
+        ),
+        Evidence(
+            "acceptance",
+            "against",
+            "simonw/llm-gemini@2a8c855a tests/cassettes/test_gemini/test_tools.yaml",
+            "gemini-2.5",
+            "gemini",
+            "",
+            "gemini-2.5-flash",
+            # Still there on request: thought_signatures=True holds any model to it.
+            part=True,
+        ),
+    ),
+    path="contents[{n}]",
 )
-G6 = "GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty"
+
+EMPTY_PARTS = Rule(
+    "gemini.empty_parts",
+    "G6",
+    "GenerateContentRequest.contents[{i}].parts: contents.parts must not be empty",
+    "observed",
+    "langchain-ai/langchain-google#1056",
+    "the Gemini API",
+    profile_named("gemini"),
+    path="contents[{i}].parts",
+)
 
 
 class Gemini(Profile):
     name = "gemini"
     #: The host's own wording for the rules whose text differs between hosts.
-    missing_signature_text: ClassVar[str] = G5
-    empty_parts_text: ClassVar[str] = G6
+    missing_signature: ClassVar[Rule] = MISSING_THOUGHT_SIGNATURE
+    empty_parts: ClassVar[Rule] = EMPTY_PARTS
     #: Gemini 3: the first call of each step in the current turn needs its thought
     #: signature, whatever the caller says. Gemini 2.5 is not held to it: it took an
     #: unsigned second-round call after a signed first round (docs/rules.md G5).
@@ -55,15 +133,7 @@ class Gemini(Profile):
         add = out.append
         for m in messages:
             if not m.blocks and m.role != "system":
-                add(
-                    Violation(
-                        "gemini.empty_parts",
-                        self.empty_parts_text.format(i=m.index),
-                        m.index,
-                        (),
-                        f"contents[{m.index}].parts",
-                    )
-                )
+                add(self.empty_parts.violation(m.index, i=m.index))
         ts = [t for t in turns(messages, "tool", ctx.shape) if t.items]
         absorbed: set[int] = set()  # turns read as part of the response turn before them
         for k, t in enumerate(ts):
@@ -74,17 +144,11 @@ class Gemini(Profile):
                 continue
             if calls:
                 if prev is None or prev.role == "assistant":
-                    add(
-                        Violation(
-                            "gemini.call_turn_position", G3, t.first, (), f"contents[{t.first}]"
-                        )
-                    )
+                    add(CALL_TURN_POSITION.violation(t.first))
                 nxt = ts[k + 1] if k + 1 < len(ts) else None
                 ids = tuple(pid(it.block) for it in calls)
                 if nxt is None:
-                    add(
-                        Violation("gemini.ends_with_call", G4, t.first, ids, f"contents[{t.first}]")
-                    )
+                    add(ENDS_WITH_CALL.violation(t.first, ids))
                 else:
                     got = [it for it in nxt.items if it.block.kind == "result"]
                     j = k + 2
@@ -100,41 +164,20 @@ class Gemini(Profile):
                         absorbed.add(j)
                         j += 1
                     if nxt.role != "user" or not got:
-                        add(
-                            Violation(
-                                "gemini.missing_response",
-                                G1,
-                                nxt.first,
-                                ids,
-                                f"contents[{nxt.first}]",
-                            )
-                        )
+                        add(MISSING_RESPONSE.violation(nxt.first, ids))
                     elif len(got) != len(calls) or not _same_calls(calls, got):
-                        add(
-                            Violation(
-                                "gemini.response_count",
-                                G2,
-                                nxt.first,
-                                ids,
-                                f"contents[{nxt.first}]",
-                            )
-                        )
+                        add(RESPONSE_COUNT.violation(nxt.first, ids))
             if results and (prev is None or not any(it.block.kind == "call" for it in prev.items)):
                 ids = tuple(pid(it.block) for it in results)
-                add(
-                    Violation(
-                        "gemini.unexpected_response", G1, t.first, ids, f"contents[{t.first}]"
-                    )
-                )
+                add(UNEXPECTED_RESPONSE.violation(t.first, ids))
         if self.signatures_due(messages, ctx):
             for it in unsigned_steps(ts):
                 add(
-                    Violation(
-                        f"{self.name}.missing_thought_signature",
-                        self.missing_signature_text.format(name=it.block.name, n=it.msg),
+                    self.missing_signature.violation(
                         it.msg,
                         (pid(it.block),),
-                        f"contents[{it.msg}]",
+                        name=it.block.name,
+                        n=it.msg,
                     )
                 )
         return out
@@ -193,3 +236,15 @@ def _same_calls(calls: Sequence[Item], results: Sequence[Item]) -> bool:
     if all(x.block.id for x in calls) and all(x.block.id for x in results):
         return sorted(pid(x.block) for x in calls) == sorted(pid(x.block) for x in results)
     return True
+
+
+#: The rules this module checks, in the order of docs/rules.md.
+RULES = (
+    MISSING_RESPONSE,
+    UNEXPECTED_RESPONSE,
+    RESPONSE_COUNT,
+    CALL_TURN_POSITION,
+    ENDS_WITH_CALL,
+    MISSING_THOUGHT_SIGNATURE,
+    EMPTY_PARTS,
+)

@@ -8,29 +8,89 @@ from collections.abc import Sequence
 from toolpair._model import Message, Violation
 from toolpair._view import Turn, chat, pid
 from toolpair.providers._base import Context, Profile
+from toolpair.providers._rule import Evidence, Rule
 
-O1 = (
+MISSING_RESULT = Rule(
+    "openai.missing_result",
+    "O1",
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
-    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}",
+    "observed",
+    "BerriAI/litellm#10083; router-for-me/CLIProxyAPI#2798",
+    path="messages.[{index}].role",
 )
-O2 = (
+
+REPEATED_CALL_ID = Rule(
+    "openai.repeated_call_id",
+    "O1",
+    MISSING_RESULT.text,
+    "unverified",
+    "one id on two calls leaves one unanswered; O1 is the closest confirmed text",
+    path="messages.[{index}].role",
+)
+
+UNEXPECTED_TOOL_MESSAGE = Rule(
+    "openai.unexpected_tool_message",
+    "O2",
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
-    "with 'tool_calls'."
+    "with 'tool_calls'.",
+    "observed",
+    "miurla/morphic#136; run-llama/llama_index#10493",
+    path="messages.[{index}].role",
 )
-O3 = "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message."
-O4 = (
+
+UNKNOWN_TOOL_CALL_ID = Rule(
+    "openai.unknown_tool_call_id",
+    "O3",
+    "Invalid parameter: 'tool_call_id' of '{id}' not found in 'tool_calls' of previous message.",
+    "observed",
+    "dapr/dapr-agents#145",
+    path="messages.[{index}].tool_call_id",
+)
+
+DUPLICATE_RESULT = Rule(
+    "openai.duplicate_result",
+    "O4",
     "Invalid parameter: Duplicate value for 'tool_call_id' of '{id}' in messages[{a}] and "
-    "messages[{b}]."
+    "messages[{b}].",
+    "observed",
+    "agno-agi/agno#5116; anomalyco/opencode#1211",
+    path="messages.[{b}].tool_call_id",
 )
-O5 = (
+
+ID_TOO_LONG = Rule(
+    "openai.id_too_long",
+    "O5",
     "Invalid 'messages[{i}].tool_calls[{k}].id': string too long. Expected a string with "
-    "maximum length 40, but got a string with length {n} instead."
+    "maximum length 40, but got a string with length {n} instead.",
+    "observed",
+    "Portkey-AI/gateway#1062; microsoft/autogen#6377",
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            "crmne/ruby_llm@08d50f03 spec/fixtures/vcr_cassettes/chat_function_calling_"
+            "deepseek_deepseek-chat_can_use_tools_in_multi-turn_conversations.yml (its own "
+            "`call_0_` ids, 43 characters, sent back; 12 recordings)",
+            "deepseek",
+            "deepseek",
+            "2025-08",
+            "deepseek-chat",
+        ),
+    ),
+    path="messages[{i}].tool_calls[{k}].id",
 )
 
 # UNVERIFIED: OpenAI's standard wording for an empty string field.
-O5_EMPTY = (
+EMPTY_ID = Rule(
+    "openai.empty_id",
+    "O5",
     "Invalid 'messages[{i}].tool_calls[{k}].id': empty string. Expected a string with "
-    "minimum length 1, but got an empty string instead."
+    "minimum length 1, but got an empty string instead.",
+    "unverified",
+    "OpenAI's standard wording for an empty string field",
+    basis="documented",
+    path="messages[{i}].tool_calls[{k}].id",
 )
 
 
@@ -64,23 +124,15 @@ class OpenAIChat(Profile):
             for n, it in enumerate(calls):
                 cid = pid(it.block)
                 if it.block.id == "":
-                    add(
-                        Violation(
-                            "openai.empty_id",
-                            O5_EMPTY.format(i=it.msg, k=n),
-                            it.msg,
-                            ("",),
-                            f"messages[{it.msg}].tool_calls[{n}].id",
-                        )
-                    )
+                    add(EMPTY_ID.violation(it.msg, ("",), i=it.msg, k=n))
                 if it.block.id is not None and len(cid) > self.id_max:
                     add(
-                        Violation(
-                            "openai.id_too_long",
-                            O5.format(i=it.msg, k=n, n=len(cid)),
+                        ID_TOO_LONG.violation(
                             it.msg,
                             (cid,),
-                            f"messages[{it.msg}].tool_calls[{n}].id",
+                            i=it.msg,
+                            k=n,
+                            n=len(cid),
                         )
                     )
             ids = {pid(it.block) for it in calls}
@@ -96,15 +148,7 @@ class OpenAIChat(Profile):
                     )
                 )
                 at = calls[0].msg
-                add(
-                    Violation(
-                        "openai.repeated_call_id",
-                        O1.format(ids=", ".join(repeated)),
-                        at,
-                        repeated,
-                        f"messages.[{at}].role",
-                    )
-                )
+                add(REPEATED_CALL_ID.violation(at, repeated, ids=", ".join(repeated)))
             first_seen: dict[str, int] = {}
             for j in run:
                 answered.add(j)
@@ -113,33 +157,17 @@ class OpenAIChat(Profile):
                 if r.block.missing_id:
                     add(_no_id(r.msg))
                 elif not calls:
-                    add(
-                        Violation(
-                            "openai.unexpected_tool_message",
-                            O2,
-                            r.msg,
-                            (rid,),
-                            f"messages.[{r.msg}].role",
-                        )
-                    )
+                    add(UNEXPECTED_TOOL_MESSAGE.violation(r.msg, (rid,)))
                 elif rid not in ids:
-                    add(
-                        Violation(
-                            "openai.unknown_tool_call_id",
-                            O3.format(id=rid),
-                            r.msg,
-                            (rid,),
-                            f"messages.[{r.msg}].tool_call_id",
-                        )
-                    )
+                    add(UNKNOWN_TOOL_CALL_ID.violation(r.msg, (rid,), id=rid))
                 elif rid in first_seen:
                     add(
-                        Violation(
-                            "openai.duplicate_result",
-                            O4.format(id=rid, a=first_seen[rid], b=r.msg),
+                        DUPLICATE_RESULT.violation(
                             r.msg,
                             (rid,),
-                            f"messages.[{r.msg}].tool_call_id",
+                            id=rid,
+                            a=first_seen[rid],
+                            b=r.msg,
                         )
                     )
                 else:
@@ -149,36 +177,41 @@ class OpenAIChat(Profile):
             )
             if missing:
                 at = calls[0].msg
-                add(
-                    Violation(
-                        "openai.missing_result",
-                        O1.format(ids=", ".join(missing)),
-                        at,
-                        missing,
-                        f"messages.[{at}].role",
-                    )
-                )
+                add(MISSING_RESULT.violation(at, missing, ids=", ".join(missing)))
         for j, t in enumerate(ts):
             if t.role == "tool" and j not in answered:
                 r = t.items[0]
                 if r.block.missing_id:
                     add(_no_id(r.msg))
                     continue
-                add(
-                    Violation(
-                        "openai.unexpected_tool_message",
-                        O2,
-                        r.msg,
-                        (pid(r.block),),
-                        f"messages.[{r.msg}].role",
-                    )
-                )
+                add(UNEXPECTED_TOOL_MESSAGE.violation(r.msg, (pid(r.block),)))
         return out
 
 
 # UNVERIFIED wording (OpenAI's text for a tool message without its id).
-O_NO_ID = "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'."
+RESULT_WITHOUT_ID = Rule(
+    "openai.result_without_id",
+    "O2",
+    "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.",
+    "unverified",
+    "Groq words it as a missing property (hackclub/ai#22); OpenAI's text inferred",
+    basis="documented",
+    path="messages.[{index}].tool_call_id",
+)
 
 
 def _no_id(at: int) -> Violation:
-    return Violation("openai.result_without_id", O_NO_ID, at, (), f"messages.[{at}].tool_call_id")
+    return RESULT_WITHOUT_ID.violation(at)
+
+
+#: The rules this module checks, in the order of docs/rules.md.
+RULES = (
+    MISSING_RESULT,
+    REPEATED_CALL_ID,
+    UNEXPECTED_TOOL_MESSAGE,
+    RESULT_WITHOUT_ID,
+    UNKNOWN_TOOL_CALL_ID,
+    DUPLICATE_RESULT,
+    ID_TOO_LONG,
+    EMPTY_ID,
+)

@@ -10,35 +10,181 @@ from typing import Any
 from toolpair._model import Block, Fix, Message, Policy, Violation
 from toolpair._view import Item, flat, pid
 from toolpair.providers._base import Context, Profile
+from toolpair.providers._rule import Evidence, Rule, profile_has
 
-R1 = "No tool output found for function call {id}."
-R2 = "No tool call found for function call output with call_id {id}."
-R3 = "Item '{id}' of type 'reasoning' was provided without its required following item."
-R3_CALL = "Item '{id}' of type 'function_call' was provided without its required 'reasoning' item."
+MISSING_OUTPUT = Rule(
+    "openai-responses.missing_output",
+    "R1",
+    "No tool output found for function call {id}.",
+    "observed",
+    "openai/openai-agents-python#673, #1061",
+    "every call item: function_call, custom_tool_call, and (openai-python 3.57 types) "
+    "Codex's local_shell_call, shell_call, apply_patch_call and PTC's program, each "
+    "answered by its own output type (the wording seen is the function call's)",
+    path="input",
+)
+
+ORPHAN_OUTPUT = Rule(
+    "openai-responses.orphan_output",
+    "R2",
+    "No tool call found for function call output with call_id {id}.",
+    "observed",
+    "pydantic/pydantic-ai#4887; agno-agi/agno#9372",
+    "without previous_response_id",
+    path="input",
+)
+
+REASONING_WITHOUT_FOLLOWING = Rule(
+    "openai-responses.reasoning_without_following",
+    "R3",
+    "Item '{id}' of type 'reasoning' was provided without its required following item.",
+    "observed",
+    "mastra-ai/mastra#8738; openai/openai-agents-js#326 (an id-less message does not count)",
+    "a reasoning item with an id: one sent without (store off, its encrypted content "
+    "carried) is tied to nothing",
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            "crmne/ruby_llm@fb5a49bf spec/fixtures/vcr_cassettes/chat_function_calling_"
+            "openai_gpt-5-nano_can_use_tools_in_multi-turn_conversations.yml (an id-less "
+            "reasoning item before an id-less assistant message, store false; 5 recordings)",
+            "gpt-5",
+            "openai",
+            "2026",
+            "gpt-5-nano",
+            part=True,
+        ),
+    ),
+    path="input",
+)
+
+CALL_WITHOUT_REASONING = Rule(
+    "openai-responses.call_without_reasoning",
+    "R3",
+    "Item '{id}' of type 'function_call' was provided without its required 'reasoning' item.",
+    "observed",
+    "vercel/ai#7099; continuedev/continue#8933; cookbook reasoning_items",
+    "without a model, or for an id toolpair cannot place; not for OpenAI's own models "
+    "(gpt-4o, gpt-4.1, gpt-5, o-series): whether an fc_ item needs its reasoning is what "
+    "the server stored for it, which the request cannot show",
+    profile_has("fc_needs_reasoning"),
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_openai_responses/"
+            "test_openai_responses_history_with_combined_tool_call_id.yaml",
+            "gpt-5",
+            "openai",
+            "",
+            "gpt-5",
+        ),
+        Evidence(
+            "acceptance",
+            "against",
+            "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_openai_responses/"
+            "test_openai_responses_phase_live.yaml (an fc_ item after a message after its "
+            "reasoning)",
+            "gpt-5",
+            "openai",
+            "2026-04",
+            "gpt-5.5",
+        ),
+    ),
+    path="input",
+)
+
 # UNVERIFIED: OpenAI's standard wording for a missing required field.
-R_NO_ID = "Missing required parameter: 'input[{i}].call_id'."
-R4 = "Duplicate item found with id {id}. Remove duplicate items from your input and try again."
-R5 = "Invalid 'input[{i}].id': '{id}'. Expected an ID that begins with 'fc'."
-R6 = (
+RESULT_WITHOUT_ID = Rule(
+    "openai-responses.result_without_id",
+    "R2",
+    "Missing required parameter: 'input[{i}].call_id'.",
+    "unverified",
+    "OpenAI's standard wording for a missing required parameter",
+    basis="documented",
+    path="input[{i}].call_id",
+)
+
+DUPLICATE_ITEM = Rule(
+    "openai-responses.duplicate_item",
+    "R4",
+    "Duplicate item found with id {id}. Remove duplicate items from your input and try again.",
+    "observed",
+    "vercel/ai#13307, #7883; earendil-works/pi#5147",
+    path="input",
+)
+
+BAD_ITEM_ID = Rule(
+    "openai-responses.bad_item_id",
+    "R5",
+    "Invalid 'input[{i}].id': '{id}'. Expected an ID that begins with 'fc'.",
+    "observed",
+    "nodetool-ai/nodetool#4252; laravel/ai#1052",
+    path="input[{i}].id",
+)
+
+CALL_ID_TOO_LONG = Rule(
+    "openai-responses.call_id_too_long",
+    "R6",
     "Invalid 'input[{i}].call_id': string too long. Expected a string with maximum length 64, "
-    "but got a string with length {n} instead."
+    "but got a string with length {n} instead.",
+    "observed",
+    "AnswerDotAI/fastllm#45; openai/codex#14355",
+    path="input[{i}].call_id",
 )
+
 # UNVERIFIED: OpenAI's standard wording for an empty string field.
-R6_EMPTY = (
+EMPTY_CALL_ID = Rule(
+    "openai-responses.empty_call_id",
+    "R6",
     "Invalid 'input[{i}].call_id': empty string. Expected a string with minimum length 1, "
-    "but got an empty string instead."
+    "but got an empty string instead.",
+    "unverified",
+    "OpenAI's standard wording for an empty string field",
+    basis="documented",
+    path="input[{i}].call_id",
 )
+
 # UNVERIFIED wordings: Programmatic Tool Calling (2026-07) is documented in the SDK's
 # types (a call made by a program names it in ``caller``; its output echoes that
 # caller); the API's texts for these refusals have no public copy.
-R8_CALLER = (
+CALLER_NOT_ECHOED = Rule(
+    "openai-responses.caller_not_echoed",
+    "R8",
     "Invalid 'input[{i}].caller': the output of call {id} must echo the caller of its call "
-    "(program {caller})."
+    "(program {caller}).",
+    "unverified",
+    "openai-python 3.57 response_input_item_param (every output type carries the "
+    "caller of its call); OpenHands 4082, openai-agents 3833",
+    "an output of a call a program made",
+    basis="observed",
+    path="input[{i}].caller",
 )
-R8_ORPHAN = "No program found for call {id} with caller_id {caller}."
-R7 = (
+
+ORPHAN_PROGRAM_CALL = Rule(
+    "openai-responses.orphan_program_call",
+    "R8",
+    "No program found for call {id} with caller_id {caller}.",
+    "unverified",
+    "openai-python 3.57 response_input_item_param (caller.caller_id names the program "
+    "item's call_id); OpenHands 4082, openai-agents 3833, vercel/ai 17767 (truncated "
+    "programs)",
+    "without previous_response_id: a call a program made (Programmatic Tool Calling, "
+    "2026-07) needs that program item in the input",
+    basis="observed",
+    path="input[{index}].caller",
+)
+
+ITEM_NOT_PERSISTED = Rule(
+    "openai-responses.item_not_persisted",
+    "R7",
     "Item with id '{id}' not found. Items are not persisted when `store` is set to false. Try "
-    "again with `store` set to true, or remove this item from your input."
+    "again with `store` set to true, or remove this item from your input.",
+    "observed",
+    "can1357/oh-my-pi#41; anomalyco/opencode#7724",
+    "with store set to false",
+    path="input",
 )
 
 
@@ -112,15 +258,7 @@ class Responses(Profile):
             b = it.block
             if b.item_id is not None:
                 if b.item_id in item_ids:
-                    add(
-                        Violation(
-                            "openai-responses.duplicate_item",
-                            R4.format(id=b.item_id),
-                            it.msg,
-                            (b.item_id,),
-                            "input",
-                        )
-                    )
+                    add(DUPLICATE_ITEM.violation(it.msg, (b.item_id,), id=b.item_id))
                 item_ids.add(b.item_id)
             if b.kind == "call":
                 if (
@@ -130,15 +268,7 @@ class Responses(Profile):
                     and ctx.previous_response_id is None
                     and not _after_reasoning(items, n)
                 ):
-                    add(
-                        Violation(
-                            "openai-responses.call_without_reasoning",
-                            R3_CALL.format(id=b.item_id),
-                            it.msg,
-                            (b.item_id, pid(b)),
-                            "input",
-                        )
-                    )
+                    add(CALL_WITHOUT_REASONING.violation(it.msg, (b.item_id, pid(b)), id=b.item_id))
                 cid = pid(b) if b.id is not None else "\x00" + (b.name or "")
                 calls.setdefault(cid, []).append(it.msg)
                 if (
@@ -146,45 +276,13 @@ class Responses(Profile):
                     and b.sub == "function_call"
                     and not b.item_id.startswith("fc")
                 ):
-                    add(
-                        Violation(
-                            "openai-responses.bad_item_id",
-                            R5.format(i=it.msg, id=b.item_id),
-                            it.msg,
-                            (b.item_id,),
-                            f"input[{it.msg}].id",
-                        )
-                    )
+                    add(BAD_ITEM_ID.violation(it.msg, (b.item_id,), i=it.msg, id=b.item_id))
                 if b.id == "":
-                    add(
-                        Violation(
-                            "openai-responses.empty_call_id",
-                            R6_EMPTY.format(i=it.msg),
-                            it.msg,
-                            ("",),
-                            f"input[{it.msg}].call_id",
-                        )
-                    )
+                    add(EMPTY_CALL_ID.violation(it.msg, ("",), i=it.msg))
                 if len(cid) > self.id_max:
-                    add(
-                        Violation(
-                            "openai-responses.call_id_too_long",
-                            R6.format(i=it.msg, n=len(cid)),
-                            it.msg,
-                            (cid,),
-                            f"input[{it.msg}].call_id",
-                        )
-                    )
+                    add(CALL_ID_TOO_LONG.violation(it.msg, (cid,), i=it.msg, n=len(cid)))
             elif b.kind == "result" and b.missing_id:
-                add(
-                    Violation(
-                        "openai-responses.result_without_id",
-                        R_NO_ID.format(i=it.msg),
-                        it.msg,
-                        (),
-                        f"input[{it.msg}].call_id",
-                    )
-                )
+                add(RESULT_WITHOUT_ID.violation(it.msg, i=it.msg))
             elif b.kind == "result":
                 key = pid(b) if b.id is not None else "\x00" + (b.name or "")
                 if b.id is None and len(outputs.get(key, ())) >= len(calls.get(key, ())):
@@ -198,63 +296,27 @@ class Responses(Profile):
                 # The API ties a reasoning item to the item it produced by its id: one
                 # sent without an id (store off, encrypted content) is tied to nothing.
                 if b.item_id is not None and (nxt is None or not _produced(nxt)):
-                    add(
-                        Violation(
-                            "openai-responses.reasoning_without_following",
-                            R3.format(id=rid),
-                            it.msg,
-                            (rid,),
-                            "input",
-                        )
-                    )
+                    add(REASONING_WITHOUT_FOLLOWING.violation(it.msg, (rid,), id=rid))
                 native = b.native if isinstance(b.native, dict) else {}
                 if ctx.store is False and not native.get("encrypted_content"):
-                    add(
-                        Violation(
-                            "openai-responses.item_not_persisted",
-                            R7.format(id=rid),
-                            it.msg,
-                            (rid,),
-                            "input",
-                        )
-                    )
+                    add(ITEM_NOT_PERSISTED.violation(it.msg, (rid,), id=rid))
         out.extend(_programs(items, ctx))
         for cid, ats in calls.items():
             answered = len(outputs.get(cid, ()))
             missing = ats[answered:]
             shown = cid.lstrip("\x00")
             for at in missing:
-                add(
-                    Violation(
-                        "openai-responses.missing_output",
-                        R1.format(id=shown),
-                        at,
-                        (shown,),
-                        "input",
-                    )
-                )
+                add(MISSING_OUTPUT.violation(at, (shown,), id=shown))
         if ctx.previous_response_id is None:
             for cid, at in orphans:
                 shown = cid.lstrip("\x00")
-                add(
-                    Violation(
-                        "openai-responses.orphan_output", R2.format(id=shown), at, (shown,), "input"
-                    )
-                )
+                add(ORPHAN_OUTPUT.violation(at, (shown,), id=shown))
             for cid, ats in outputs.items():
                 made = len(calls.get(cid, ()))
                 extra = ats[made:]
                 shown = cid.lstrip("\x00")
                 for at in extra:
-                    add(
-                        Violation(
-                            "openai-responses.orphan_output",
-                            R2.format(id=shown),
-                            at,
-                            (shown,),
-                            "input",
-                        )
-                    )
+                    add(ORPHAN_OUTPUT.violation(at, (shown,), id=shown))
         return out
 
 
@@ -281,22 +343,21 @@ def _programs(items: Sequence[tuple[Item, str]], ctx: Context) -> list[Violation
             made[pid(b)] = caller
             if caller[1] not in programs and ctx.previous_response_id is None:
                 out.append(
-                    Violation(
-                        "openai-responses.orphan_program_call",
-                        R8_ORPHAN.format(id=pid(b), caller=caller[1]),
+                    ORPHAN_PROGRAM_CALL.violation(
                         it.msg,
                         (pid(b), caller[1]),
-                        f"input[{it.msg}].caller",
+                        id=pid(b),
+                        caller=caller[1],
                     )
                 )
         elif b.kind == "result" and b.id is not None and b.id in made and _caller(b) != made[b.id]:
             out.append(
-                Violation(
-                    "openai-responses.caller_not_echoed",
-                    R8_CALLER.format(i=it.msg, id=b.id, caller=made[b.id][1]),
+                CALLER_NOT_ECHOED.violation(
                     it.msg,
                     (b.id, made[b.id][1]),
-                    f"input[{it.msg}].caller",
+                    i=it.msg,
+                    id=b.id,
+                    caller=made[b.id][1],
                 )
             )
     return out
@@ -333,3 +394,20 @@ def _non_reasoning(base: type[Responses]) -> Profile:
         cls = type(base.__name__ + "NonReasoning", (base,), {"fc_needs_reasoning": False})
         hit = _NON_REASONING[base] = cls()
     return hit
+
+
+#: The rules this module checks, in the order of docs/rules.md.
+RULES = (
+    MISSING_OUTPUT,
+    ORPHAN_PROGRAM_CALL,
+    CALLER_NOT_ECHOED,
+    ORPHAN_OUTPUT,
+    RESULT_WITHOUT_ID,
+    REASONING_WITHOUT_FOLLOWING,
+    CALL_WITHOUT_REASONING,
+    DUPLICATE_ITEM,
+    BAD_ITEM_ID,
+    CALL_ID_TOO_LONG,
+    EMPTY_CALL_ID,
+    ITEM_NOT_PERSISTED,
+)

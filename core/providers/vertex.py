@@ -9,30 +9,91 @@ from collections.abc import Sequence
 from toolpair._model import Message, Violation
 from toolpair._view import pid, turns
 from toolpair.providers._base import Context, Profile
+from toolpair.providers._rule import Evidence, Rule, profile_has, profile_named
 from toolpair.providers.gemini import Gemini
 
-V1 = "Requests ending with a model turn are not supported."
-V2 = (
-    'Invalid JSON payload received. Unknown name "id" at '
-    "'contents[{i}].parts[{j}].{field}': Cannot find field."
+MIXED_RESPONSE_TURN = Rule(
+    "vertex.mixed_response_turn",
+    "V1",
+    "Requests ending with a model turn are not supported.",
+    "observed",
+    "Prism-Shadow/agenthub#189; envoyproxy/ai-gateway#2686 (Gemini 3.7 Flash on Vertex)",
+    "Vertex AI without a model, and Gemini 3; not Gemini 2.5 (recorded 200s), nor another "
+    "family named",
+    families=("gemini-3",),
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            "crmne/ruby_llm@fb5a49bf spec/fixtures/vcr_cassettes/chat_tool_attachments_"
+            "vertexai_gemini-2_5-flash_returns_text_and_attachments_from_tools.yml (a "
+            "functionResponse and text in one user turn; 3 recordings)",
+            "gemini-2.5",
+            "vertex",
+            "2026",
+            "gemini-2.5-flash",
+        ),
+    ),
+    path="contents[{index}]",
 )
-V_SIGNATURE = (
+
+UNKNOWN_ID_FIELD = Rule(
+    "vertex.unknown_id_field",
+    "V2",
+    'Invalid JSON payload received. Unknown name "id" at '
+    "'contents[{i}].parts[{j}].{field}': Cannot find field.",
+    "observed",
+    "pydantic/pydantic-ai#5081; vercel/ai#15664 (the v1 API)",
+    "Vertex AI without a model, on a wire body: v1 refuses the field, v1beta1 takes it, "
+    "and which one is in the URL, not the request",
+    profile_has("ids_allowed", False),
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            "pydantic/pydantic-ai@4fda3898 tests/models/cassettes/test_multimodal_tool_"
+            "returns/test_mixed_content_ordering[google_vertex].yaml (v1beta1)",
+            "gemini-3",
+            "vertex",
+            "2026-06",
+            "gemini-3-flash-preview",
+        ),
+    ),
+    path="contents[{i}].parts[{j}].{field}.id",
+)
+
+MISSING_THOUGHT_SIGNATURE = Rule(
+    "vertex.missing_thought_signature",
+    "G5",
     "Unable to submit request because function call `{name}` in the {n}. content block is "
     "missing a `thought_signature`. Learn more: "
-    "https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures"
+    "https://docs.cloud.google.com/vertex-ai/generative-ai/docs/thought-signatures",
+    "observed",
+    "RooCodeInc/Roo-Code#9499; QwenLM/qwen-code#1187",
+    "Gemini 3 on Vertex AI (as G5)",
+    profile_named("vertex"),
+    path="contents[{n}]",
 )
+
 # UNVERIFIED past "parts field": the observed report quotes the text cut short.
-V_EMPTY = (
+EMPTY_PARTS = Rule(
+    "gemini.empty_parts",
+    "G6",
     "Unable to submit request because it must include at least one parts field, which "
     "describes the prompt input. Learn more: "
-    "https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini"
+    "https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini",
+    "observed",
+    "envoyproxy/ai-gateway#2686 (the text past 'parts field' is unverified)",
+    "Vertex AI",
+    profile_named("vertex"),
+    path="contents[{i}].parts",
 )
 
 
 class Vertex(Gemini):
     name = "vertex"
-    missing_signature_text = V_SIGNATURE
-    empty_parts_text = V_EMPTY
+    missing_signature = MISSING_THOUGHT_SIGNATURE
+    empty_parts = EMPTY_PARTS
     # Function responses and the user's own content go in separate turns.
     results_only = True
     bridge_after_results = True
@@ -55,15 +116,7 @@ class Vertex(Gemini):
         for t in turns(messages, "tool", ctx.shape):
             results = [it for it in t.items if it.block.kind == "result"]
             if results and any(it.block.kind != "result" for it in t.items):
-                add(
-                    Violation(
-                        "vertex.mixed_response_turn",
-                        V1,
-                        t.first,
-                        tuple(pid(it.block) for it in results),
-                        f"contents[{t.first}]",
-                    )
-                )
+                add(MIXED_RESPONSE_TURN.violation(t.first, tuple(pid(it.block) for it in results)))
         if ctx.format == "gemini" and not self.ids_allowed:
             # Only the wire body shows whether an id is sent; a framework's formatter
             # decides that for itself.
@@ -72,15 +125,24 @@ class Vertex(Gemini):
                     if b.kind in ("call", "result") and b.id is not None:
                         field = "function_call" if b.kind == "call" else "function_response"
                         add(
-                            Violation(
-                                "vertex.unknown_id_field",
-                                V2.format(i=m.index, j=j, field=field),
+                            UNKNOWN_ID_FIELD.violation(
                                 m.index,
                                 (b.id,),
-                                f"contents[{m.index}].parts[{j}].{field}.id",
+                                i=m.index,
+                                j=j,
+                                field=field,
                             )
                         )
         return out
 
 
 _NAMED: dict[type, Profile] = {}
+
+
+#: The rules this module checks, in the order of docs/rules.md.
+RULES = (
+    MISSING_THOUGHT_SIGNATURE,
+    EMPTY_PARTS,
+    MIXED_RESPONSE_TURN,
+    UNKNOWN_ID_FIELD,
+)

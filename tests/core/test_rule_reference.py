@@ -1,10 +1,12 @@
-"""The rule reference that ships with the project says what the code checks: every code a
-profile can report has an entry (its text the very constant the profile reports), every
-entry is reported somewhere, and docs/rules.md is what the table generates."""
+"""The rule reference that ships with the project says what the code checks: the index is
+the rule objects the provider modules define, every violation the rule fixtures raise is
+one of them, every one of them is raised by a fixture, and docs/rules.md is what the
+index generates."""
 
 from __future__ import annotations
 
 import re
+import string
 import subprocess
 import sys
 from pathlib import Path
@@ -13,32 +15,99 @@ import pytest
 
 import toolpair
 from toolpair import rules
+from toolpair._model import Violation
 from toolpair.cli import main
-from toolpair.providers import PROFILES, get_profile
+from toolpair.providers import (
+    PROFILES,
+    anthropic,
+    bedrock,
+    deepseek,
+    gemini,
+    get_profile,
+    mistral,
+    openai,
+    responses,
+    vertex,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-PROVIDERS_SRC = Path(rules.__file__).parent / "providers"
+MODULES = (anthropic, bedrock, openai, responses, gemini, vertex, mistral, deepseek)
 
 
-def _codes_in_source() -> set[str]:
-    found: set[str] = set()
-    for path in PROVIDERS_SRC.glob("*.py"):
-        src = path.read_text()
-        found.update(re.findall(r'"((?:[a-z-]+)\.[a-z_]+)"', src))
-        # Codes built from a profile's name, or wrapped from Anthropic's H1 rule.
-        for tail in re.findall(r'f"\{self\.name\}\.([a-z_]+)"', src):
-            found.update({f"gemini.{tail}", f"vertex.{tail}"})
-        for prefix in re.findall(r'"([a-z]+)\." \+ v\.code', src):
-            found.add(f"{prefix}.thinking_not_first")
-    providers = {*toolpair.PROVIDERS}
-    return {c for c in found if c.split(".")[0] in providers and not c.endswith("_")}
+def _pattern(rule: rules.Rule) -> re.Pattern[str]:
+    """What the rule's messages look like: its text with every parameter as a wildcard."""
+    parts = (
+        re.escape(literal) + ("" if name is None else ".*?")
+        for literal, name, _, _ in string.Formatter().parse(rule.text)
+    )
+    return re.compile("".join(parts), re.DOTALL)
 
 
-def test_every_reported_code_has_an_entry_and_every_entry_is_reported() -> None:
-    in_source = _codes_in_source()
-    in_table = {r.code for r in rules.RULES}
-    assert in_source - in_table == set()
-    assert in_table - in_source == set()
+def _reported() -> list[tuple[str, str, Violation]]:
+    """Every violation the rule fixtures raise: (the code the fixture is for, the
+    provider, the violation)."""
+    from test_models import CASES as MODEL_CASES
+    from test_rules import CASES
+
+    out = []
+    for case in [*CASES, *MODEL_CASES]:
+        model = case.ctx.get("model")
+        if model is None and isinstance(case.bad, dict):
+            model = case.bad.get("model")  # a body names its own model, as validate reads it
+        ctx = {k: v for k, v in case.ctx.items() if k != "model"}
+        for v in toolpair.validate(case.bad, case.provider, model=model, **ctx):
+            out.append((case.code, case.provider, v))
+    return out
+
+
+def _registered() -> list[rules.Rule]:
+    """Every rule as some profile reports it: the index, and each host's renamed copies."""
+    out = list(rules.RULES)
+    for provider in toolpair.PROVIDERS:
+        out += rules.rules_for(provider, every=True)
+    return out
+
+
+def test_the_index_is_every_module_s_rules_each_once() -> None:
+    assert tuple(r for m in MODULES for r in m.RULES) == rules.RULES
+    assert len({id(r) for r in rules.RULES}) == len(rules.RULES)
+    assert len({(r.code, r.text) for r in rules.RULES}) == len(rules.RULES)
+    for m in MODULES:
+        # A module defines the rules it reports under its own provider's (or host's) codes.
+        assert {r.provider for r in m.RULES} <= set(toolpair.PROVIDERS), m.__name__
+
+
+def test_every_reported_violation_is_a_registered_rule() -> None:
+    # Run, not read: every violation the fixtures raise has its code and the wording of
+    # a rule in the index (or a host's renamed copy of one).
+    by_code: dict[str, list[re.Pattern[str]]] = {}
+    for r in _registered():
+        by_code.setdefault(r.code, []).append(_pattern(r))
+    reported = _reported()
+    assert reported
+    for code, provider, v in reported:
+        assert v.code in by_code, (code, provider, v.code)
+        assert any(p.fullmatch(v.message) for p in by_code[v.code]), (code, v.message)
+
+
+def test_every_rule_has_a_rejected_fixture_and_its_accepted_twin() -> None:
+    # Each rule of the index is raised, in its own wording, by the rejected fixture of a
+    # rule case (test_rules, or test_models for a rule only a named model's profile
+    # checks), whose accepted twin that file holds valid; a host's renamed copy counts
+    # for the rule it copies.
+    raised = [(v.code, v.message) for code, _, v in _reported() if v.code == code]
+    renames = {
+        new: old for p in toolpair.PROVIDERS for old, new in get_profile(p).reports_as.items()
+    }
+    missing = []
+    for rule in rules.RULES:
+        pattern = _pattern(rule)
+        codes = {rule.code} | {
+            new + rule.code[len(old) :] for new, old in renames.items() if rule.code.startswith(old)
+        }
+        if not any(c in codes and pattern.fullmatch(m) for c, m in raised):
+            missing.append((rule.code, rule.ref, rule.shown))
+    assert missing == []
 
 
 def test_each_code_reported_by_a_profile_is_listed_for_it() -> None:

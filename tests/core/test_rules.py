@@ -39,7 +39,9 @@ from wire import (
 import toolpair
 from toolpair._model import Block
 from toolpair.formats.anthropic import AnthropicCodec
-from toolpair.providers.anthropic import A10_BLANK
+from toolpair.providers.anthropic import BLANK_TEXT
+
+A10_BLANK = BLANK_TEXT.text
 
 
 @dataclass
@@ -623,6 +625,18 @@ CASES = [
         "maximum length 40, but got a string with length 44 instead.",
     ),
     Case(
+        "O5",
+        "openai",
+        [OU("q"), OA(call("")), OT("")],
+        [OU("q"), OA(call("c1")), OT("c1")],
+        "openai.empty_id",
+        1,
+        ("",),
+        "Invalid 'messages[1].tool_calls[0].id': empty string. Expected a string with "
+        "minimum length 1, but got an empty string instead.",
+        "messages[1].tool_calls[0].id",
+    ),
+    Case(
         "O1 repeated id",
         "openai",
         [OU("q"), OA(call("call_1"), call("call_1")), OT("call_1")],
@@ -825,6 +839,18 @@ CASES = [
         "but got a string with length 70 instead.",
     ),
     Case(
+        "R6",
+        "openai-responses",
+        [RU("q"), fc(""), fco("")],
+        [RU("q"), fc("call_1"), fco("call_1")],
+        "openai-responses.empty_call_id",
+        1,
+        ("",),
+        "Invalid 'input[1].call_id': empty string. Expected a string with minimum length 1, "
+        "but got an empty string instead.",
+        "input[1].call_id",
+    ),
+    Case(
         "R7",
         "openai-responses",
         {"store": False, "input": [RU("q"), rs("rs_1"), RA("hi", "msg_1")]},
@@ -931,6 +957,19 @@ CASES = [
         1,
         (),
         "GenerateContentRequest.contents[1].parts: contents.parts must not be empty",
+    ),
+    Case(
+        "G6",
+        "vertex",
+        [GU(g_txt("q")), GM(), GU(g_txt("q2"))],
+        [GU(g_txt("q")), GM(g_txt("a")), GU(g_txt("q2"))],
+        "gemini.empty_parts",
+        1,
+        (),
+        "Unable to submit request because it must include at least one parts field, which "
+        "describes the prompt input. Learn more: "
+        "https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/gemini",
+        "contents[1].parts",
     ),
     # --- Mistral ---------------------------------------------------------------------
     Case(
