@@ -883,6 +883,32 @@ RULES: tuple[Rule, ...] = (
         _is("gemini"),
     ),
     Rule(
+        "gemini.foreign_thought_signature",
+        "G8",
+        g.G8,
+        "observed",
+        "lbjlaq/Antigravity-Manager#3342; earendil-works/pi#6996; heyhuynhgiabuu/proxypal#119 "
+        "(worded 'Corrupted thought signature.')",
+        "Gemini 3 on the Gemini API, in the current turn, where the model that produced a "
+        "signature is known (signature_models=) and differs from the request's in version or "
+        "tier; repair puts the documented skip value in its place. Not Vertex AI (documented "
+        "to take it); not Gemini 2.5 (no refusal found)",
+        _attr("foreign_signatures_refused"),
+        families=("gemini-3",),
+        seen=(
+            Evidence(
+                "docs",
+                "against",
+                "docs.cloud.google.com gemini-enterprise-agent-platform thought-signatures "
+                "(the zh-CN page, 'Thought signatures from other models'): a request holding "
+                "signatures from an incompatible model still succeeds, its thoughts left out",
+                "",
+                "vertex",
+                "2026",
+            ),
+        ),
+    ),
+    Rule(
         "vertex.missing_thought_signature",
         "G5",
         v.V_SIGNATURE,
