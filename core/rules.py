@@ -863,7 +863,8 @@ RULES: tuple[Rule, ...] = (
         g.G5,
         "documented",
         "ai.google.dev thought-signatures; 1jehuang/jcode#518",
-        "Gemini 3 (not the image model); any model with thought_signatures=True; not Gemini 2.5",
+        "Gemini 3 (not the image model); Gemini 2.5 Flash-Lite on the Gemini API (from "
+        "2026-05); any model with thought_signatures=True; not the rest of Gemini 2.5",
         _is("gemini"),
         seen=(
             Evidence(
@@ -873,6 +874,15 @@ RULES: tuple[Rule, ...] = (
                 "gemini-2.5",
                 "gemini",
                 "2026-04",
+            ),
+            Evidence(
+                "thread",
+                "for",
+                "Mirrowel/LLM-API-Key-Proxy#160 (through gemini-cli's endpoint)",
+                "gemini-2.5",
+                "gemini",
+                "2026-05",
+                "gemini-2.5-flash-lite",
             ),
             Evidence(
                 "acceptance",

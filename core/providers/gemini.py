@@ -205,6 +205,9 @@ class Gemini(Profile):
         from toolpair.providers._models import gemini_family
 
         family = gemini_family(model)
+        if family == "gemini-2.5" and self.name == "gemini" and "flash-lite" in model.lower():
+            # Refused unsigned since 2026-05 (Mirrowel/LLM-API-Key-Proxy#160).
+            return _specialised(type(self), "gemini-2.5-flash-lite")
         if family == "gemini-3" or (family == "gemini-2.5" and self.name == "gemini"):
             return _specialised(type(self), family)
         return self
@@ -280,6 +283,9 @@ def _specialised(base: type[Gemini], family: str) -> Profile:
         cls: type[Gemini] = type(base.__name__ + "3", (base,), attrs)
     elif family == "gemini-2.5":
         cls = type(base.__name__ + "25", (base,), {"split_responses": True})
+    elif family == "gemini-2.5-flash-lite":
+        attrs = {"split_responses": True, "signatures_required": True, "fast_path": False}
+        cls = type(base.__name__ + "25Lite", (base,), attrs)
     else:
         raise ValueError(f"unknown Gemini family {family!r}")
     prof = _CACHE[key] = cls()

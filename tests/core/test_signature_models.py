@@ -87,3 +87,20 @@ def test_repair_puts_the_skip_value_in_the_current_turn_only() -> None:
     assert toolpair.validate(result.messages, "gemini", signature_models=MADE_BY) == []
     again = toolpair.repair(result.messages, "gemini", signature_models=MADE_BY)
     assert again.fixes == [] and again.messages["contents"] == out
+
+
+UNSIGNED = [GU(g_txt("q")), GM(g_call()), GU(g_res())]
+
+
+def test_gemini_25_flash_lite_needs_its_signatures_since_2026_05() -> None:
+    # Mirrowel/LLM-API-Key-Proxy#160: refused unsigned from 2026-05-29; the rest of
+    # Gemini 2.5 took an unsigned call (simonw/llm-gemini's recording).
+    lite = toolpair.validate(UNSIGNED, "gemini", model="gemini-2.5-flash-lite")
+    assert [(v.code, v.index, v.ids) for v in lite] == [
+        ("gemini.missing_thought_signature", 1, ("weather",))
+    ]
+    assert toolpair.validate(UNSIGNED, "gemini", model="gemini-2.5-flash") == []
+    assert toolpair.validate(UNSIGNED, "vertex", model="gemini-2.5-flash-lite") == []
+    fixed = toolpair.repair(UNSIGNED, "gemini", model="gemini-2.5-flash-lite")
+    assert fixed.messages[1]["parts"][0]["thoughtSignature"] == SKIP_SIGNATURE
+    assert fixed.messages[0] is UNSIGNED[0] and fixed.messages[2] is UNSIGNED[2]
