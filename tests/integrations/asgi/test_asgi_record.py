@@ -70,3 +70,19 @@ def test_the_middleware_records_from_the_environment(tmp_path: Path) -> None:
     assert toolpair.validate(accepted["body"], "anthropic") != []
     verdicts = judge_all(read_cases(tmp_path))
     assert sorted(v.agrees for v in verdicts) == [False, False]
+
+
+def test_a_long_error_reaches_the_client_whole_and_the_case_keeps_a_bounded_part(
+    tmp_path: Path,
+) -> None:
+    served = Served(TOOLPAIR_RECORD_DIR=str(tmp_path))
+    try:
+        valid = json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 9, "messages": VALID})
+        status, data = served.post("/long/v1/messages", valid.encode())
+        [(_, case)] = _cases(tmp_path, 1)
+    finally:
+        served.stop()
+    assert status == 422
+    assert len(json.loads(data)["error"]["message"]) == 200 * 1024  # not cut for the client
+    assert case["status"] == 422 and case["disagreement"] == "refused"
+    assert 0 < len(case["error"]) <= 4000

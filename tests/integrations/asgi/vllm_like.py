@@ -16,7 +16,7 @@ from typing import Any
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from toolpair.integrations.asgi import ToolpairMiddleware
@@ -49,6 +49,20 @@ async def refuse(request: Request) -> Any:
     )
 
 
+async def refuse_at_length(request: Request) -> Any:
+    """A 422 whose error body is 200 KiB, sent in 50 parts."""
+    await request.body()
+    message = "x" * (200 * 1024)
+    data = json.dumps({"error": {"message": message}}).encode()
+
+    async def parts() -> Any:
+        step = len(data) // 50 + 1
+        for i in range(0, len(data), step):
+            yield data[i : i + step]
+
+    return StreamingResponse(parts(), status_code=422, media_type="application/json")
+
+
 async def seen(request: Request) -> Any:
     return JSONResponse(SEEN)
 
@@ -60,6 +74,7 @@ app = Starlette(
         Route("/v1/messages/count_tokens", record, methods=["POST"]),
         Route("/v1/files", record, methods=["POST"]),
         Route("/refuse/v1/messages", refuse, methods=["POST"]),
+        Route("/long/v1/messages", refuse_at_length, methods=["POST"]),
         Route("/seen", seen),
     ]
 )
