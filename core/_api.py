@@ -36,6 +36,7 @@ _CONTEXT_KEYS = frozenset(
         "thought_signatures",
         "tokenizer_version",
         "tools",
+        "signature_models",
     }
 )
 
@@ -138,7 +139,7 @@ def parse(
     implied = getattr(codec, "implied_context", None)
     if implied is not None:
         ctx_values.update(implied(context))
-    ctx = Context(shape=codec.shape, format=codec.name, **ctx_values)
+    ctx = Context(shape=codec.shape, format=codec.name, model=model, **ctx_values)
     sends_blank = getattr(codec, "sends_blank_text", None)
     if sends_blank is not None:
         ctx.sends_blank = partial(sends_blank, provider=provider)
@@ -180,7 +181,8 @@ def validate(
     ``history`` is a wire-format message list or a whole request body (the format is
     detected; ``format=`` forces it, or names a framework codec). Context a rule needs
     (``thinking``, ``tool_config``, ``previous_response_id``, ``store``, ``tools``,
-    ``thought_signatures``, ``tokenizer_version``) is read from a body or passed here.
+    ``thought_signatures``, ``tokenizer_version``) is read from a body or passed here;
+    ``signature_models`` (``{thought signature: model that produced it}``) only here.
 
     ``model`` (the id as the user writes it: ``claude-sonnet-4-5``,
     ``us.anthropic.claude-3-5-haiku-20241022-v1:0``, ``gemini-3-pro``) applies that

@@ -43,7 +43,7 @@ from toolpair.cli import reading
 from toolpair.cli import sessions as session_commands
 from toolpair.cli.check import cmd_check
 from toolpair.cli.demo import cmd_demo
-from toolpair.cli.proxy import add_limit_arguments, cmd_proxy
+from toolpair.cli.proxy import add_limit_arguments, add_record_arguments, cmd_proxy
 from toolpair.cli.reading import FRAMEWORKS, ReadError, err
 from toolpair.cli.reference import cmd_rules
 from toolpair.cli.repair import cmd_repair
@@ -198,6 +198,7 @@ def _parser() -> argparse.ArgumentParser:
         help="how long to wait on the upstream (connect and each read; default 600)",
     )
     add_limit_arguments(px)
+    add_record_arguments(px)
     px.set_defaults(func=cmd_proxy)
     return p
 

@@ -109,6 +109,25 @@ def add_limit_arguments(px: argparse.ArgumentParser) -> None:
     )
 
 
+def add_record_arguments(px: argparse.ArgumentParser) -> None:
+    """``--record DIR`` and ``--record-per-hour N`` (the corpus, `toolpair.corpus`)."""
+    g = px.add_argument_group("learning from the provider's answers")
+    g.add_argument(
+        "--record",
+        metavar="DIR",
+        help="record each request where the upstream's answer and toolpair's verdict "
+        "disagree (a refusal of a body judged valid, an acceptance of one it would "
+        "change) as an anonymised case in DIR; check them with `toolpair corpus check DIR`",
+    )
+    g.add_argument(
+        "--record-per-hour",
+        type=int,
+        default=60,
+        metavar="N",
+        help="at most N cases recorded per hour, per worker (default 60)",
+    )
+
+
 def _install_line() -> str:
     from toolpair.gateway.proxy import INSTALL
 
@@ -152,7 +171,12 @@ def cmd_proxy(args: argparse.Namespace) -> int:
         keepalive_timeout=args.keepalive_timeout,
         workers=args.workers,
         http2=args.http2,
+        record_dir=args.record,
+        record_per_hour=args.record_per_hour,
     )
+    if args.record_per_hour < 0:
+        err("--record-per-hour must be 0 or more")
+        return 2
     try:
         proxy.serve(settings)
     except ValueError as e:

@@ -8,7 +8,9 @@ from its ``Content-Encoding``, judged, and handed on: byte-identical when valid,
 repaired (and re-encoded, with a new ``Content-Length`` and no ``Transfer-Encoding``)
 when not, or answered with the API's own 400 in reject mode. Everything else (other
 paths and methods, websockets, lifespan) passes straight through. The response is never
-read or touched.
+altered or delayed; with a corpus folder (``record_dir``) its status is noted, and a 4xx
+error body copied (bounded) as it passes, to record where the provider and toolpair
+disagree (`toolpair.corpus`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from toolpair.corpus import Recorder, disagreement, error_text
 from toolpair.gateway import wire
 
 Scope = MutableMapping[str, Any]
@@ -63,7 +66,10 @@ class ToolpairMiddleware:
     path belongs to), ``max_body`` / ``TOOLPAIR_MAX_BODY`` (bytes of one body, decoded
     or not: 413 beyond, before reading it), ``max_buffered`` / ``TOOLPAIR_MAX_BUFFERED``
     (bytes held by all requests being judged at once: 503 beyond), ``body_timeout`` /
-    ``TOOLPAIR_BODY_TIMEOUT`` (seconds to wait for each part of a body: 408 beyond).
+    ``TOOLPAIR_BODY_TIMEOUT`` (seconds to wait for each part of a body: 408 beyond),
+    ``record_dir`` / ``TOOLPAIR_RECORD_DIR`` (record each request where the provider's
+    answer and toolpair's verdict on the body sent disagree, as an anonymised case, at
+    most ``record_per_hour`` / ``TOOLPAIR_RECORD_PER_HOUR`` (60) per hour: docs/corpus.md).
     """
 
     def __init__(
@@ -75,6 +81,8 @@ class ToolpairMiddleware:
         max_body: int | None = None,
         max_buffered: int | None = None,
         body_timeout: float | None = None,
+        record_dir: str | os.PathLike[str] | None = None,
+        record_per_hour: int | None = None,
     ) -> None:
         self.app = app
         chosen = (mode or os.environ.get("TOOLPAIR_MODE") or "repair").strip().lower()
@@ -97,6 +105,10 @@ class ToolpairMiddleware:
         self.body_timeout = body_timeout or _env_number("TOOLPAIR_BODY_TIMEOUT", BODY_TIMEOUT)
         #: Bytes held right now by requests being read and judged.
         self.buffered = 0
+        self.recorder = recorder(record_dir, record_per_hour)
+        #: What a recorded case names as its source and host (the proxy sets them).
+        self.record_source = "asgi"
+        self.record_host: str | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
@@ -120,7 +132,8 @@ class ToolpairMiddleware:
             if raw is None:
                 return
             encoding = _header(headers, b"content-encoding")
-            body = await self._judged(scope, raw, encoding, route.format, send)
+            judged: list[tuple[wire.Verdict, bytes]] = []
+            body = await self._judged(scope, raw, encoding, route.format, send, judged)
         finally:
             self.buffered -= held
         if body is None:
@@ -132,6 +145,13 @@ class ToolpairMiddleware:
                 for k, v in headers
                 if k.lower() not in (b"content-length", b"transfer-encoding")
             ] + [(b"content-length", str(len(body)).encode())]
+        if self.recorder is not None and judged:
+            await self._recording(scope, body, route, judged[0], receive, send)
+            return
+        await self._forward(scope, body, receive, send)
+
+    async def _forward(self, scope: Scope, body: bytes, receive: Receive, send: Send) -> None:
+        """The app, given ``body`` as the whole request body."""
         delivered = False
 
         async def replay() -> Message:
@@ -185,9 +205,16 @@ class ToolpairMiddleware:
         return b"".join(chunks), held
 
     async def _judged(
-        self, scope: Scope, raw: bytes, encoding: str | None, format: str, send: Send
+        self,
+        scope: Scope,
+        raw: bytes,
+        encoding: str | None,
+        format: str,
+        send: Send,
+        judged: list[tuple[wire.Verdict, bytes]] | None = None,
     ) -> bytes | None:
-        """The body to hand on (``raw`` itself when unchanged), or None when answered."""
+        """The body to hand on (``raw`` itself when unchanged), or None when answered.
+        ``judged`` receives the verdict and the decoded body it was given."""
         path = scope.get("path", "")
         plain = raw
         if encoding is not None and encoding.strip().lower() not in ("", "identity"):
@@ -220,6 +247,8 @@ class ToolpairMiddleware:
             return raw
         if verdict is None:
             return raw
+        if judged is not None:
+            judged.append((verdict, plain))
         if verdict.action == "reject":
             await _answer_body(send, verdict.status, verdict.body)
             return None
@@ -228,6 +257,115 @@ class ToolpairMiddleware:
         if plain is raw:
             return verdict.body
         return wire.encode_body(verdict.body, encoding or "")
+
+    async def _recording(
+        self,
+        scope: Scope,
+        body: bytes,
+        route: wire.Route,
+        judged: tuple[wire.Verdict, bytes],
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        """Hand the request on as `__call__` does, noting the answer as it passes (never
+        holding a message back), then record a disagreement off the event loop."""
+        verdict, plain = judged
+        # What went out, decoded: the repaired body, else the one received.
+        sent = verdict.body if verdict.changed else plain
+        valid = not verdict.violations and not any(f.kind == "unrepaired" for f in verdict.fixes)
+        answer = _Answer()
+
+        async def noted(message: Message) -> None:
+            answer.note(message)
+            await send(message)
+
+        await self._forward(scope, body, receive, noted)
+        if disagreement(valid, answer.status) is None:
+            return
+        error = answer.error_text()
+        if error_text(error).startswith("toolpair"):
+            return  # a gateway's own answer (toolpair proxy's), not the provider's
+        await asyncio.to_thread(self._record, sent, verdict, route, valid, answer.status, error)
+
+    def _record(
+        self,
+        sent: bytes,
+        verdict: wire.Verdict,
+        route: wire.Route,
+        valid: bool,
+        status: int,
+        error: str,
+    ) -> None:
+        if self.recorder is None:
+            return
+        self.recorder.observe_bytes(
+            sent,
+            provider=verdict.provider,
+            model=route.model,
+            host=self.record_host,
+            valid=valid,
+            status=status,
+            error=error,
+            source=self.record_source,
+            format=verdict.format,
+        )
+
+
+#: The most of a 4xx error body copied for the corpus (an API's error is a few hundred
+#: bytes; a case keeps at most 4000 characters of it).
+ERROR_COPY = 64 * 1024
+
+
+class _Answer:
+    """The status of a response, and the start of its body when it is a 4xx (decoded
+    from its Content-Encoding when recorded)."""
+
+    __slots__ = ("encoding", "error", "status")
+
+    def __init__(self) -> None:
+        self.status = 0
+        self.error = bytearray()
+        self.encoding: str | None = None
+
+    def note(self, message: Message) -> None:
+        kind = message.get("type")
+        if kind == "http.response.start":
+            self.status = int(message.get("status", 0))
+            self.encoding = _header(list(message.get("headers", [])), b"content-encoding")
+        elif kind == "http.response.body" and 400 <= self.status < 500:
+            room = ERROR_COPY - len(self.error)
+            if room > 0:
+                self.error += bytes(message.get("body", b""))[:room]
+
+    def error_text(self) -> str:
+        data = bytes(self.error)
+        if self.encoding and self.encoding.strip().lower() not in ("", "identity"):
+            try:
+                decoded = wire.decode_body(data, self.encoding, ERROR_COPY * 16)
+            except wire.BodyTooLarge:
+                decoded = None
+            data = decoded if decoded is not None else b""
+        return data.decode("utf-8", "replace")
+
+
+def recorder(
+    directory: str | os.PathLike[str] | None, per_hour: int | None = None
+) -> Recorder | None:
+    """The corpus recorder of a gateway: ``directory``, else ``TOOLPAIR_RECORD_DIR``;
+    ``per_hour``, else ``TOOLPAIR_RECORD_PER_HOUR``, else 60. None when neither names a
+    folder."""
+    directory = directory or os.environ.get("TOOLPAIR_RECORD_DIR") or None
+    if directory is None:
+        return None
+    if per_hour is None:
+        value = os.environ.get("TOOLPAIR_RECORD_PER_HOUR", "").strip() or "60"
+        try:
+            per_hour = int(value)
+        except ValueError:
+            raise ValueError(
+                f"TOOLPAIR_RECORD_PER_HOUR must be a whole number, not {value!r}"
+            ) from None
+    return Recorder(directory, per_hour=per_hour)
 
 
 def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:

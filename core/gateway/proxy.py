@@ -103,6 +103,9 @@ class Settings:
     keepalive_timeout: float = 75.0
     workers: int = 1
     http2: bool = False
+    #: The corpus folder (`toolpair.corpus`): None records nothing.
+    record_dir: str | None = None
+    record_per_hour: int = 60
 
 
 class Upstream:
@@ -411,8 +414,21 @@ def build_app(settings: Settings) -> Any:
             max_buffered=settings.max_buffered,
             body_timeout=settings.body_timeout,
         )
+        _record_to(inner, settings)
     app = _Normalise(inner)
     return app
+
+
+def _record_to(middleware: ToolpairMiddleware, settings: Settings) -> None:
+    """The proxy records into ``--record`` only (not the environment's folder, which
+    names the ASGI middleware's), naming itself and its upstream's host in each case."""
+    middleware.recorder = None
+    if settings.record_dir is not None:
+        from toolpair.gateway.asgi import recorder
+
+        middleware.recorder = recorder(settings.record_dir, settings.record_per_hour)
+    middleware.record_source = "proxy"
+    middleware.record_host = urlsplit(settings.upstream).hostname
 
 
 def app_from_environment() -> Any:
@@ -448,7 +464,9 @@ def serve(settings: Settings, ready: Any = None) -> None:
     print(
         f"toolpair proxy: listening on http://{shown}:{port} -> {settings.upstream} "
         f"(mode {settings.mode}, rules {settings.provider or 'of each API'}"
-        f"{f', {settings.workers} workers' if settings.workers > 1 else ''})",
+        f"{f', {settings.workers} workers' if settings.workers > 1 else ''}"
+        f"{f', recording disagreements in {settings.record_dir}' if settings.record_dir else ''}"
+        ")",
         flush=True,
     )
     if not loopback(settings.host):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -31,6 +31,11 @@ class Context:
     #: From a framework codec's ``sends_blank_text``: whether its formatter sends a blank
     #: text block as it stands (blank-text rules judge only those).
     sends_blank: Callable[[Any], bool] | None = None
+    #: The model the request goes to (given, or named by the body or the path).
+    model: str | None = None
+    #: The model that produced each thought signature (Gemini), as a signature cache or
+    #: a framework's record of each response knows it: ``{signature: model}``.
+    signature_models: Mapping[str, str] | None = None
 
 
 def digest(text: str, length: int, alphabet: str = _ALNUM) -> str:

@@ -85,6 +85,20 @@ ROLES_NOT_ALTERNATING = Rule(
     "conversation alternates between user and assistant roles and try again.",
     "observed",
     "microsoft/semantic-kernel#10281; langchain-ai/langchain-aws#130",
+    seen=(
+        # Claude 3.5 through Converse, the request shown: no recording of a 200 for
+        # consecutive turns of one role was found to stand against them.
+        Evidence(
+            "thread",
+            "for",
+            "cline/cline#431 (claude-3.5-sonnet through LiteLLM); CopilotKit/CopilotKit#736 "
+            "(anthropic.claude-3-5-sonnet-20240620-v1:0, ChatBedrockConverse); "
+            "stackblitz-labs/bolt.diy#1144 (two assistant turns)",
+            "claude-3",
+            "bedrock",
+            "2024-10",
+        ),
+    ),
     path="messages.{index}",
 )
 

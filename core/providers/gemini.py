@@ -3,13 +3,14 @@ and count: the content after a function-call turn answers every call in it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
-from toolpair._model import Message, Violation
+from toolpair._model import Fix, Message, Policy, Violation
 from toolpair._view import Item, Turn, pid, turns
 from toolpair.providers._base import Context, Profile
-from toolpair.providers._rule import Evidence, Rule, profile_named
+from toolpair.providers._rule import Evidence, Rule, profile_has, profile_named
 from toolpair.providers.anthropic import current_loop
 
 MISSING_RESPONSE = Rule(
@@ -70,7 +71,8 @@ MISSING_THOUGHT_SIGNATURE = Rule(
     "refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.",
     "documented",
     "ai.google.dev thought-signatures; 1jehuang/jcode#518",
-    "Gemini 3 (not the image model); any model with thought_signatures=True; not Gemini 2.5",
+    "Gemini 3 (not the image model); Gemini 2.5 Flash-Lite on the Gemini API (from "
+    "2026-05); any model with thought_signatures=True; not the rest of Gemini 2.5",
     profile_named("gemini"),
     seen=(
         Evidence(
@@ -80,6 +82,15 @@ MISSING_THOUGHT_SIGNATURE = Rule(
             "gemini-2.5",
             "gemini",
             "2026-04",
+        ),
+        Evidence(
+            "thread",
+            "for",
+            "Mirrowel/LLM-API-Key-Proxy#160 (through gemini-cli's endpoint)",
+            "gemini-2.5",
+            "gemini",
+            "2026-05",
+            "gemini-2.5-flash-lite",
         ),
         Evidence(
             "acceptance",
@@ -107,6 +118,41 @@ EMPTY_PARTS = Rule(
     path="contents[{i}].parts",
 )
 
+FOREIGN_THOUGHT_SIGNATURE = Rule(
+    "gemini.foreign_thought_signature",
+    "G8",
+    # Also worded "Corrupted thought signature." (heyhuynhgiabuu/proxypal#119).
+    "Invalid thought signature.",
+    "observed",
+    "lbjlaq/Antigravity-Manager#3342; earendil-works/pi#6996; heyhuynhgiabuu/proxypal#119 "
+    "(worded 'Corrupted thought signature.')",
+    "Gemini 3 on the Gemini API, in the current turn, where the model that produced a "
+    "signature is known (signature_models=) and differs from the request's in version or "
+    "tier; repair puts the documented skip value in its place. Not Vertex AI (documented "
+    "to take it); not Gemini 2.5 (no refusal found)",
+    profile_has("foreign_signatures_refused"),
+    families=("gemini-3",),
+    seen=(
+        Evidence(
+            "docs",
+            "against",
+            "docs.cloud.google.com gemini-enterprise-agent-platform thought-signatures "
+            "(the zh-CN page, 'Thought signatures from other models'): a request holding "
+            "signatures from an incompatible model still succeeds, its thoughts left out",
+            "",
+            "vertex",
+            "2026",
+        ),
+    ),
+    path="contents[{index}]",
+)
+
+#: The documented stand-in for a signature the request cannot send (Gemini API and Vertex
+#: AI alike; the same value repair gives a call that never had one).
+SKIP_SIGNATURE = "skip_thought_signature_validator"
+_STAND_INS = frozenset({SKIP_SIGNATURE, "context_engineering_is_the_way_to_go"})
+_VERSION = re.compile(r"gemini-(\d+(?:\.\d+)?)")
+
 
 class Gemini(Profile):
     name = "gemini"
@@ -127,6 +173,9 @@ class Gemini(Profile):
     strict_alternation = True
     # Ids are optional (G7); names follow [a-zA-Z0-9_-]{1,64}, ids are kept within it.
     id_max = 64
+    #: A signature another model produced is refused in the current turn (G8); Vertex
+    #: documents that it takes one and leaves its thoughts out.
+    foreign_signatures_refused: ClassVar[bool] = True
 
     def rules(self, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         out: list[Violation] = []
@@ -180,15 +229,61 @@ class Gemini(Profile):
                         n=it.msg,
                     )
                 )
+        if self.foreign_signatures_refused and ctx.signature_models and ctx.model:
+            for i, j, block in foreign_signatures(messages, ts, ctx.signature_models, ctx.model):
+                add(
+                    # Only the Gemini API refuses it (Vertex documents otherwise).
+                    FOREIGN_THOUGHT_SIGNATURE.violation(
+                        i, (pid(block),), f"contents[{i}].parts[{j}].thoughtSignature"
+                    )
+                )
         return out
 
     def signatures_due(self, messages: Sequence[Message], ctx: Context) -> bool:
         return ctx.thought_signatures or self.signatures_required
 
+    def complete(
+        self, natives: list[Any], left: Sequence[Violation], fmt: str, policy: Policy
+    ) -> tuple[list[Any], list[Fix]]:
+        # G8: the documented stand-in replaces a signature another model produced, in the
+        # current turn only (the only one validated); the call and its place stay.
+        out, fixes = natives, []
+        for v in left:
+            if not v.code.endswith(".foreign_thought_signature") or fmt != "gemini":
+                continue
+            m = re.search(r"parts\[(\d+)\]", v.path)
+            content = out[v.index] if 0 <= v.index < len(out) else None
+            if m is None or not isinstance(content, Mapping):
+                continue
+            parts = content.get("parts")
+            j = int(m.group(1))
+            if not isinstance(parts, list) or not j < len(parts):
+                continue
+            part = parts[j]
+            key = "thoughtSignature" if "thoughtSignature" in part else "thought_signature"
+            if out is natives:
+                out = list(natives)
+            new_parts = list(parts)
+            new_parts[j] = {**part, key: SKIP_SIGNATURE}
+            out[v.index] = {**content, "parts": new_parts}
+            fixes.append(
+                Fix(
+                    "signature_bypassed",
+                    v.index,
+                    v.ids,
+                    "the call's thought signature was produced by another model; the "
+                    "documented bypass value stands in",
+                )
+            )
+        return out, fixes
+
     def for_model(self, model: str) -> Profile:
         from toolpair.providers._models import gemini_family
 
         family = gemini_family(model)
+        if family == "gemini-2.5" and self.name == "gemini" and "flash-lite" in model.lower():
+            # Refused unsigned since 2026-05 (Mirrowel/LLM-API-Key-Proxy#160).
+            return _specialised(type(self), "gemini-2.5-flash-lite")
         if family == "gemini-3" or (family == "gemini-2.5" and self.name == "gemini"):
             return _specialised(type(self), family)
         return self
@@ -207,6 +302,48 @@ def unsigned_steps(ts: Sequence[Turn]) -> list[Item]:
     return out
 
 
+def generation(model: str) -> tuple[str, str] | None:
+    """A Gemini model's version and tier (``("3.5", "flash")``), which its signatures
+    are bound to; None for an id that names neither (an alias such as
+    ``gemini-flash-latest``)."""
+    m = model.lower().rsplit("/", 1)[-1]
+    version = _VERSION.match(m)
+    if version is None:
+        return None
+    rest = m[version.end() :]
+    tier = next((t for t in ("flash-lite", "flash", "pro") if f"-{t}" in rest), None)
+    return (version.group(1), tier) if tier is not None else None
+
+
+def foreign_signatures(
+    messages: Sequence[Message],
+    ts: Sequence[Turn],
+    produced_by: Mapping[str, str],
+    model: str,
+) -> list[tuple[int, int, Any]]:
+    """The function calls of the current turn whose thought signature a model of another
+    version or tier produced: (content index, part index, block). Where either model
+    cannot be placed, nothing is said."""
+    mine = generation(model)
+    if mine is None:
+        return []
+    by_index = {m.index: m for m in messages}
+    out = []
+    for t in current_loop(ts):
+        if t.role != "assistant":
+            continue
+        for i in dict.fromkeys(t.msgs):
+            for j, b in enumerate(by_index[i].blocks):
+                sig = b.item_id
+                if b.kind != "call" or not isinstance(sig, str) or sig in _STAND_INS:
+                    continue
+                other = produced_by.get(sig)
+                theirs = generation(other) if isinstance(other, str) else None
+                if theirs is not None and theirs != mine:
+                    out.append((i, j, b))
+    return out
+
+
 _CACHE: dict[tuple[type, str], Profile] = {}
 
 
@@ -222,6 +359,9 @@ def _specialised(base: type[Gemini], family: str) -> Profile:
         cls: type[Gemini] = type(base.__name__ + "3", (base,), attrs)
     elif family == "gemini-2.5":
         cls = type(base.__name__ + "25", (base,), {"split_responses": True})
+    elif family == "gemini-2.5-flash-lite":
+        attrs = {"split_responses": True, "signatures_required": True, "fast_path": False}
+        cls = type(base.__name__ + "25Lite", (base,), attrs)
     else:
         raise ValueError(f"unknown Gemini family {family!r}")
     prof = _CACHE[key] = cls()
@@ -247,4 +387,5 @@ RULES = (
     ENDS_WITH_CALL,
     MISSING_THOUGHT_SIGNATURE,
     EMPTY_PARTS,
+    FOREIGN_THOUGHT_SIGNATURE,
 )

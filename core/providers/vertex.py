@@ -101,6 +101,9 @@ class Vertex(Gemini):
     #: takes them. Which one a request goes to is in its URL, not in the request, so
     #: only the strict set (no model) is held to it.
     ids_allowed = False
+    #: "If a request contains thought signatures from an incompatible model, the request
+    #: still succeeds" (Vertex AI's thought-signatures page): G8 is not Vertex's.
+    foreign_signatures_refused = False
 
     def for_model(self, model: str) -> Profile:
         base = super().for_model(model)

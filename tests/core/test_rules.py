@@ -949,6 +949,24 @@ CASES = [
         ctx={"thought_signatures": True},
     ),
     Case(
+        "G8",
+        "gemini",
+        [GU(g_txt("q")), GM(g_call(sig="c2lnLTMuNg")), GU(g_res())],
+        [GU(g_txt("q")), GM(g_call(sig="c2lnLTMuNQ")), GU(g_res())],
+        "gemini.foreign_thought_signature",
+        1,
+        ("weather",),
+        "Invalid thought signature.",
+        path="contents[1].parts[0].thoughtSignature",
+        ctx={
+            "model": "gemini-3.5-flash",
+            "signature_models": {
+                "c2lnLTMuNg": "gemini-3.6-flash",
+                "c2lnLTMuNQ": "gemini-3.5-flash",
+            },
+        },
+    ),
+    Case(
         "G6",
         "gemini",
         [GU(g_txt("q")), GM(), GU(g_txt("q2"))],

@@ -5,6 +5,8 @@ The first path segment picks how it behaves, so one server plays every upstream:
 - ``/strict/...`` refuses what the hosted API refuses: it judges the body with
   toolpair's validator for the API the path belongs to and answers that API's own 400.
 - ``/lax/...`` takes anything (vLLM and friends check no pairing).
+- ``/refuse/...`` refuses every body with a 400 in the API's envelope whose message
+  quotes the body's first text (as providers' errors quote content).
 - ``/down/...`` answers 503; ``/fail/...`` answers 500.
 - ``/cut/...`` starts an event stream and drops the connection half-way.
 - ``/slow/...`` waits ``SLOW`` seconds before answering.
@@ -237,6 +239,11 @@ class Upstream:
             time.sleep(SLOW)
         body = json.loads(raw) if raw else {}
         fmt = r.format if r else "openai"
+        if kind == "refuse":
+            quoted = json.dumps(body).split('"content": "', 1)[-1].split('"', 1)[0]
+            message = f"messages.0.content: {quoted!r} was refused by this upstream"
+            h._reply(400, "application/json", wire.encode(wire.error_envelope(fmt, message)))
+            return
         if kind == "strict" and r is not None:
             rules = wire.RULES_OF_FORMAT[fmt]
             found = toolpair.validate(body, rules, format=fmt, model=r.model)
