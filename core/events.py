@@ -196,12 +196,11 @@ def render(event: RepairEvent) -> str:
     rules = ", ".join(printable(r, 60) for r in event.rules[:5])
     if len(event.rules) > 5:
         rules += f" and {len(event.rules) - 5} more"
-    parts = [
-        f"toolpair {verb} a history ({printable(event.format, 40)} format, "
-        f"{printable(event.source, 40)}) for {where}"
-    ]
-    if summary:
-        parts.append(summary)
+    head = (
+        f"toolpair {verb} a history ({printable(event.format, 40)} format) for {where} "
+        f"via {printable(event.source, 40)}"
+    )
+    parts = [f"{head}: {summary}" if summary else head]
     if rules:
         parts.append(f"rules: {rules}")
     parts.append(f"ids: {_ids_text(event)}")
@@ -415,10 +414,14 @@ def report(
     *,
     source: str = "library",
     model: str | None = None,
+    rules: Iterable[str] = (),
     violations: Sequence[Violation] = (),
+    content_dropped: bool = False,
 ) -> RepairEvent | None:
     """How the core tells of one repair: into the current scope if there is one (returns
-    None), else as its own event with ``source`` (returned; None when nothing changed)."""
+    None), else as its own event with ``source`` (returned; None when nothing changed).
+    ``rules`` are the codes behind the fixes; ``violations``, when the fixes do not
+    locate themselves, the ones they repaired (their codes, indices and ids)."""
     if not fixes:
         return None
     s = _current.get()
@@ -429,8 +432,9 @@ def report(
     if c.model is None:
         c.model = model
     c.add_fixes(fixes)
-    for v in violations:
-        c.rules[v.code] = None
+    c.rules.update(dict.fromkeys(rules))
+    c.add_violations(violations)
+    c.dropped = c.dropped or content_dropped
     c.duration += duration
     if s is not None:
         return None

@@ -50,6 +50,7 @@ from toolpair.gateway.asgi import (
     Send,
     ToolpairMiddleware,
 )
+from toolpair.gateway.metrics import DEFAULT_PATH
 
 if TYPE_CHECKING:
     import httpx
@@ -102,6 +103,10 @@ class Settings:
     keepalive_timeout: float = 75.0
     workers: int = 1
     http2: bool = False
+    #: Serve Prometheus metrics at ``metrics_path`` (answered by the proxy, never
+    #: forwarded).
+    metrics: bool = False
+    metrics_path: str = DEFAULT_PATH
 
 
 class Upstream:
@@ -409,6 +414,9 @@ def build_app(settings: Settings) -> Any:
             max_body=settings.max_body,
             max_buffered=settings.max_buffered,
             body_timeout=settings.body_timeout,
+            metrics=settings.metrics_path if settings.metrics else False,
+            source="proxy",
+            host=urlsplit(settings.upstream).hostname,
         )
     app = _Normalise(inner)
     return app
@@ -436,6 +444,14 @@ def serve(settings: Settings, ready: Any = None) -> None:
     if settings.mode is not None and settings.mode not in wire.MODES:
         raise ValueError(f"unknown mode {settings.mode!r}; known: {', '.join(wire.MODES)}")
     Upstream(settings.upstream)  # refuse a bad upstream before binding
+    if settings.metrics:
+        if settings.mode is None:
+            raise ValueError("--metrics needs a mode: the metrics are the middleware's")
+        if settings.workers > 1:
+            # Each worker process would count its own and a scrape reach one of them.
+            raise ValueError("--metrics counts in one process: use it with --workers 1")
+        if not settings.metrics_path.startswith("/"):
+            raise ValueError("--metrics-path must start with /")
     if settings.http2:
         # httpx needs h2 for HTTP/2: say so now, not on the first request.
         import h2  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
@@ -447,7 +463,8 @@ def serve(settings: Settings, ready: Any = None) -> None:
     print(
         f"toolpair proxy: listening on http://{shown}:{port} -> {settings.upstream} "
         f"(mode {settings.mode}, rules {settings.provider or 'of each API'}"
-        f"{f', {settings.workers} workers' if settings.workers > 1 else ''})",
+        f"{f', {settings.workers} workers' if settings.workers > 1 else ''}"
+        f"{f', metrics at {settings.metrics_path}' if settings.metrics else ''})",
         flush=True,
     )
     if not loopback(settings.host):
