@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from toolpair._model import Fix, Violation
@@ -114,6 +114,27 @@ class RepairEvent:
     @property
     def fix_count(self) -> int:
         return sum(self.fixes.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        """The event as plain JSON values (for a log pipeline or a gateway's payload)."""
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "host": self.host,
+            "format": self.format,
+            "source": self.source,
+            "mode": self.mode,
+            "fixes": dict(self.fixes),
+            "fix_count": self.fix_count,
+            "rules": list(self.rules),
+            "indices": list(self.indices),
+            "ids": list(self.ids),
+            "ids_total": self.ids_total,
+            "content_dropped": self.content_dropped,
+            "content_to_text": self.content_to_text,
+            "thinking_off": self.thinking_off,
+            "duration": self.duration,
+        }
 
 
 _Callback = Callable[[RepairEvent], None]
@@ -356,6 +377,11 @@ class Scope:
         """Count ``seconds`` of judging the request in the event's duration."""
         self._collected.duration += seconds
 
+    def reset(self) -> None:
+        """Forget what was recorded so far (a caller that retried a repair another way
+        and reports only the attempt it kept)."""
+        self._collected = _Collected()
+
     @property
     def changed(self) -> bool:
         """Whether anything recorded so far would make this scope emit."""
@@ -391,12 +417,13 @@ def scope(
     try:
         yield s
     finally:
+        # Also when the body raises: a rejection is often an exception.
         _current.reset(token)
-    s.event = s._collected.event(source, mode, model, host)
-    if s.event is not None:
-        for listener in s._listeners:
-            _call(listener, s.event)
-        emit(s.event)
+        s.event = s._collected.event(source, mode, model, host)
+        if s.event is not None:
+            for listener in s._listeners:
+                _call(listener, s.event)
+            emit(s.event)
 
 
 def _call(callback: _Callback, event: RepairEvent) -> None:
