@@ -73,7 +73,6 @@ def attributes(event: RepairEvent) -> dict[str, Any]:
         "toolpair.content_dropped": event.content_dropped,
         "toolpair.content_to_text": event.content_to_text,
         "toolpair.thinking_off": event.thinking_off,
-        "toolpair.duration": event.duration,
     }
     if event.model is not None:
         out["toolpair.model"] = event.model
@@ -102,13 +101,71 @@ def _guardrail_result(event: RepairEvent) -> dict[str, Any]:
     return out
 
 
+class _Instruments:
+    """The instruments of one meter provider. The counters are asynchronous: an event
+    adds to a plain dict, and the SDK reads the totals when it collects, so a repair
+    pays for no aggregation (they export as the same monotonic sums)."""
+
+    def __init__(self, meter: metrics.Meter, owner: ToolpairInstrumentor) -> None:
+        self.repairs: dict[tuple[str, str, str], int] = {}
+        self.fixes: dict[tuple[str, str], int] = {}
+        # Attribute dicts built once per series, not per event.
+        self.labels: dict[tuple[str, str, str], dict[str, str]] = {}
+        meter.create_observable_counter(
+            "toolpair.repairs",
+            callbacks=[self._observe_repairs],
+            unit="{request}",
+            description="Requests toolpair repaired, rejected or observed broken.",
+        )
+        meter.create_observable_counter(
+            "toolpair.fixes",
+            callbacks=[self._observe_fixes],
+            unit="{fix}",
+            description="Fixes toolpair made, by kind.",
+        )
+        self.duration = meter.create_histogram(
+            "toolpair.repair.duration",
+            unit="s",
+            description="Seconds toolpair spent repairing or judging a request.",
+        )
+        self.owner = owner
+
+    def _observe_repairs(self, options: metrics.CallbackOptions) -> list[metrics.Observation]:
+        return [
+            metrics.Observation(n, {"provider": p, "source": s, "mode": m})
+            for (p, s, m), n in list(self.repairs.items())
+        ]
+
+    def _observe_fixes(self, options: metrics.CallbackOptions) -> list[metrics.Observation]:
+        return [
+            metrics.Observation(n, {"kind": k, "provider": p})
+            for (k, p), n in list(self.fixes.items())
+        ]
+
+    def count(self, event: RepairEvent) -> None:
+        key = (event.provider, event.source, event.mode)
+        with self.owner._lock:
+            self.repairs[key] = self.repairs.get(key, 0) + 1
+            for kind, n in event.fixes.items():
+                k = (kind, event.provider)
+                self.fixes[k] = self.fixes.get(k, 0) + n
+            labels = self.labels.get(key)
+            if labels is None:
+                labels = self.labels[key] = {
+                    "provider": event.provider,
+                    "source": event.source,
+                    "mode": event.mode,
+                }
+        self.duration.record(event.duration, labels)
+
+
 class ToolpairInstrumentor:
     """Reports toolpair's repair events to OpenTelemetry. One per process (a singleton,
     as the contrib instrumentors are); `instrument` and `uninstrument` are idempotent
     and thread-safe, and `uninstrument` leaves nothing subscribed."""
 
     _instance: ToolpairInstrumentor | None = None
-    _lock = threading.Lock()
+    _lock = threading.RLock()
 
     def __new__(cls) -> ToolpairInstrumentor:
         with cls._lock:
@@ -117,9 +174,10 @@ class ToolpairInstrumentor:
                 self._instrumented = False
                 self._create_span = False
                 self._tracer: trace.Tracer | None = None
-                self._repairs: metrics.Counter | None = None
-                self._fixes: metrics.Counter | None = None
-                self._duration: metrics.Histogram | None = None
+                self._instruments: _Instruments | None = None
+                # Per meter provider, kept across instrument() cycles: totals stay
+                # monotonic, and no instrument is registered twice.
+                self._meters: dict[object, _Instruments] = {}
                 cls._instance = self
             return cls._instance
 
@@ -145,36 +203,29 @@ class ToolpairInstrumentor:
             if self._instrumented:
                 return
             self._tracer = trace.get_tracer(_SCOPE, _VERSION, tracer_provider=tracer_provider)
-            meter = metrics.get_meter(_SCOPE, _VERSION, meter_provider=meter_provider)
-            self._repairs = meter.create_counter(
-                "toolpair.repairs",
-                unit="{request}",
-                description="Requests toolpair repaired, rejected or observed broken.",
-            )
-            self._fixes = meter.create_counter(
-                "toolpair.fixes", unit="{fix}", description="Fixes toolpair made, by kind."
-            )
-            self._duration = meter.create_histogram(
-                "toolpair.repair.duration",
-                unit="s",
-                description="Seconds toolpair spent repairing or judging a request.",
-            )
+            key: object = meter_provider if meter_provider is not None else metrics
+            instruments = self._meters.get(key)
+            if instruments is None:
+                meter = metrics.get_meter(_SCOPE, _VERSION, meter_provider=meter_provider)
+                instruments = self._meters[key] = _Instruments(meter, self)
+            self._instruments = instruments
             self._create_span = create_span
             events.subscribe(self._on_event)
             self._instrumented = True
 
     def uninstrument(self, **_: Any) -> None:
-        """Stop reporting. Idempotent."""
+        """Stop reporting. Idempotent. The counters keep their totals (a cumulative
+        counter never goes back) and count nothing more."""
         with self._lock:
             if not self._instrumented:
                 return
             events.unsubscribe(self._on_event)
-            self._tracer = self._repairs = self._fixes = self._duration = None
+            self._tracer = self._instruments = None
             self._instrumented = False
 
     def _on_event(self, event: RepairEvent) -> None:
-        tracer, repairs, fixes, duration = self._tracer, self._repairs, self._fixes, self._duration
-        if tracer is None or repairs is None or fixes is None or duration is None:
+        tracer, instruments = self._tracer, self._instruments
+        if tracer is None or instruments is None:
             return  # uninstrumented while an event was on its way
         span = trace.get_current_span()
         if span.is_recording():
@@ -187,13 +238,7 @@ class ToolpairInstrumentor:
                 self._annotate(own, event)
             finally:
                 own.end(end_time=end)
-        repairs.add(1, {"provider": event.provider, "source": event.source, "mode": event.mode})
-        for kind, n in event.fixes.items():
-            fixes.add(n, {"kind": kind, "provider": event.provider})
-        duration.record(
-            event.duration,
-            {"provider": event.provider, "source": event.source, "mode": event.mode},
-        )
+        instruments.count(event)
 
     @staticmethod
     def _annotate(span: trace.Span, event: RepairEvent) -> None:
