@@ -45,6 +45,21 @@ __all__ = ["ToolpairInstrumentor", "attributes"]
 _SCOPE = "toolpair.integrations.opentelemetry"
 #: The attribute a span gets when content was dropped (GenAI conventions).
 COMPACTED = "gen_ai.conversation.compacted"
+#: Seconds.
+DURATION_BUCKETS = (
+    0.0001,
+    0.00025,
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    1.0,
+)
 #: Rule codes joined into ``gen_ai.guardrail.result.reason``: bounded.
 _REASON_RULES = 10
 
@@ -127,6 +142,9 @@ class _Instruments:
             "toolpair.repair.duration",
             unit="s",
             description="Seconds toolpair spent repairing or judging a request.",
+            # A repair takes microseconds to milliseconds: the SDK's default buckets
+            # (made for milliseconds) would put every one in the first.
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
         )
         self.owner = owner
 
