@@ -3,16 +3,15 @@ event itself when nothing subscribes.
 
 For a broken Anthropic history (one dangling call per hundred messages, realistic sizes
 from `histories.py`), each figure is a ratio of medians measured in this one run, the
-variants interleaved round by round, each taking its fastest round (the least disturbed
-by other processes on a shared machine):
+variants interleaved:
 
-- repair with `ToolpairInstrumentor` on (the real SDK: a recording span is current, a
-  MeterProvider with an in-memory reader aggregates) against off: the target is within
-  5% of the repair itself;
-- the event's own cost with no subscriber (building it and the log-level check; the log
-  handler itself is off in every variant) as a share of the repair;
-- a valid history (the no-op path) with the instrumentor on against off: no event is
-  built, so this is noise around 1.00.
+- what `ToolpairInstrumentor` (the real SDK: a recording span is current, a
+  MeterProvider with an in-memory reader) adds to a repaired request: the median, over
+  back-to-back pairs of the same request with it on and off, of the difference over the
+  request without it (the target: within 5%);
+- the cost of reporting with nothing subscribed and the log line off (a level check:
+  no event is built), as a share of the repair;
+- the same pairs for a valid history: no event is built, so this is noise around 0.
 
     python bench/observability.py            # needs opentelemetry-sdk
 """
@@ -20,6 +19,7 @@ by other processes on a shared machine):
 from __future__ import annotations
 
 import logging
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -37,14 +37,33 @@ import toolpair
 from toolpair import events
 from toolpair.integrations.opentelemetry import ToolpairInstrumentor
 
-ROUNDS = 31
+PAIRS = 301
 
 
-def _median(fn: Callable[[], Any], inner: int) -> float:
+def _once(fn: Callable[[], Any]) -> float:
     t = time.perf_counter()
-    for _ in range(inner):
-        fn()
-    return (time.perf_counter() - t) / inner
+    fn()
+    return time.perf_counter() - t
+
+
+def _paired(a: Callable[[], Any], b: Callable[[], Any], switch: Callable[[bool], None]) -> float:
+    """The median over pairs of (b - a) / a, each pair two back-to-back requests (the
+    order alternating): what b adds to a, with the machine's drift cancelled."""
+    ratios: list[float] = []
+    for i in range(PAIRS):
+        if i % 2:
+            switch(False)
+            ta = _once(a)
+            switch(True)
+            tb = _once(b)
+        else:
+            switch(True)
+            tb = _once(b)
+            switch(False)
+            ta = _once(a)
+        ratios.append((tb - ta) / ta)
+    switch(False)
+    return statistics.median(ratios)
 
 
 def main() -> None:
@@ -53,13 +72,19 @@ def main() -> None:
     meter_provider = MeterProvider(metric_readers=[InMemoryMetricReader()])
     tracer = tracer_provider.get_tracer("bench")
     inst = ToolpairInstrumentor()
-    print("messages  repair (ms)  otel on/off  event share  valid on/off")
+
+    def switch(on: bool) -> None:
+        if on:
+            inst.instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
+        else:
+            inst.uninstrument()
+
+    print("messages  repair (ms)  otel on vs off  nothing listens  valid on vs off")
     for n in (20, 200, 2000):
         broken = wire("anthropic", n, defects=True)
         valid = wire("anthropic", n)
         assert toolpair.repair(broken, "anthropic").changed
         assert not toolpair.repair(valid, "anthropic").fixes
-        inner = max(2, 1000 // n)
         fixes = toolpair.repair(broken, "anthropic").fixes
 
         def repair_broken(h: list[Any] = broken) -> None:
@@ -71,27 +96,14 @@ def main() -> None:
                 toolpair.repair(h, "anthropic")
 
         def report(f: list[Any] = fixes) -> None:
-            events.report(f, "anthropic", "anthropic", 0.0)
+            for _ in range(100):
+                events.report(f, "anthropic", "anthropic", 0.0)
 
-        off: list[float] = []
-        on: list[float] = []
-        valid_off: list[float] = []
-        valid_on: list[float] = []
-        share: list[float] = []
-        for _ in range(ROUNDS):
-            off.append(_median(repair_broken, inner))
-            valid_off.append(_median(repair_valid, inner))
-            share.append(_median(report, inner * 10))
-            inst.instrument(tracer_provider=tracer_provider, meter_provider=meter_provider)
-            on.append(_median(repair_broken, inner))
-            valid_on.append(_median(repair_valid, inner))
-            inst.uninstrument()
-        base = min(off)
-        print(
-            f"{n:>8}  {base * 1000:>11.3f}  {min(on) / base:>11.3f}"
-            f"  {min(share) / base:>11.4f}"
-            f"  {min(valid_on) / min(valid_off):>12.3f}"
-        )
+        base = statistics.median(_once(repair_broken) for _ in range(51))
+        otel = _paired(repair_broken, repair_broken, switch)
+        event = statistics.median(_once(report) for _ in range(51)) / 100 / base
+        noop = _paired(repair_valid, repair_valid, switch)
+        print(f"{n:>8}  {base * 1000:>11.3f}  {otel:>+14.2%}  {event:>+15.2%}  {noop:>+15.2%}")
 
 
 if __name__ == "__main__":

@@ -452,6 +452,8 @@ def report(
     if not fixes:
         return None
     s = _current.get()
+    if s is None and not _subscribers and not logger.isEnabledFor(_settings.repair_level):
+        return None  # nobody would see it: no event is built
     c = s._collected if s is not None else _Collected()
     if not c.provider:
         c.provider = provider
