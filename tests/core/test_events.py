@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 import toolpair
 from toolpair import events
 from toolpair._model import Fix, Violation
+from toolpair.cli import main
 
 
 @pytest.fixture
@@ -21,6 +25,9 @@ def seen() -> Iterator[list[events.RepairEvent]]:
     finally:
         events.unsubscribe(got.append)
         events.configure(hash_ids=False)
+
+
+CALL = {"type": "tool_use", "id": "t1", "name": "f", "input": {}}
 
 
 def _fixes(n: int) -> list[Fix]:
@@ -138,3 +145,73 @@ def test_subscribe_is_idempotent_and_public() -> None:
         toolpair.unsubscribe(got.append)
     events.report(_fixes(1), "openai", "openai", 0.0)
     assert len(got) == 1
+
+
+def test_a_session_repair_is_one_session_event(
+    tmp_path: Path, seen: list[events.RepairEvent], capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cc_mutations
+
+    session = tmp_path / "3f0c2d4e-1111-4222-8333-444455556666.jsonl"
+    session.write_bytes(cc_mutations.m_delete_result())
+    assert main(["repair", str(session), "-o", str(tmp_path / "out.jsonl")]) == 0
+    [e] = seen
+    assert e.source == "session" and e.format == "claude-code" and e.mode == "repair"
+    assert e.provider == "anthropic" and e.fixes.get("session_edit", 0) >= 1
+    assert "anthropic.missing_result" in e.rules and e.ids_total >= 1
+    capsys.readouterr()
+    seen.clear()
+    # The repaired file: nothing to repair, no event.
+    assert main(["repair", str(tmp_path / "out.jsonl"), "-o", str(tmp_path / "again")]) == 0
+    assert seen == []
+
+
+def test_compaction_and_its_repair_are_one_event(seen: list[events.RepairEvent]) -> None:
+    history: list[dict[str, Any]] = [
+        {"role": "user", "content": "q"},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}],
+        },
+        {"role": "user", "content": "next " + "x" * 4000},
+        {"role": "assistant", "content": "a" * 4000},
+        {"role": "user", "content": "last"},
+    ]
+    out = toolpair.trim(history, max_tokens=300, provider="anthropic")
+    assert out.fixes
+    [e] = seen
+    assert e.source == "compaction" and e.fix_count == len(out.fixes)
+    assert e.content_dropped == any(f.kind == "unit_evicted" for f in out.fixes)
+    seen.clear()
+    toolpair.trim(history, max_tokens=100_000, provider="anthropic", format="anthropic")
+    assert [x.source for x in seen] in ([], ["compaction"])  # only if the repair changed it
+
+
+def test_the_wire_judge_is_one_event_per_request(seen: list[events.RepairEvent]) -> None:
+    from toolpair.gateway import wire
+
+    body = {
+        "model": "m",
+        "max_tokens": 5,
+        "messages": [
+            {"role": "user", "content": "q"},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}],
+            },
+            {"role": "user", "content": "next"},
+        ],
+    }
+    raw = json.dumps(body).encode()
+    for mode in wire.MODES:
+        wire.judge(raw, "/v1/messages", mode, source="proxy", host="api.anthropic.com")
+    assert [(e.source, e.mode, e.model, e.host) for e in seen] == [
+        ("proxy", m, "m", "api.anthropic.com") for m in wire.MODES
+    ]
+    assert dict(seen[0].fixes) == {"synthetic_result": 1} and seen[1].fixes == {}
+    assert seen[1].rules == seen[2].rules == ("anthropic.missing_result",)
+    seen.clear()
+    valid = {"model": "m", "max_tokens": 5, "messages": [{"role": "user", "content": "q"}]}
+    for mode in wire.MODES:
+        wire.judge(json.dumps(valid).encode(), "/v1/messages", mode)
+    assert seen == []
