@@ -44,6 +44,7 @@ __all__ = [
     "report",
     "scope",
     "shown_ids",
+    "silenced",
     "subscribe",
     "unsubscribe",
 ]
@@ -365,6 +366,8 @@ class Scope:
     ) -> None:
         """Record that the request was refused (or, in observe mode, would be) for these
         violations: the scope emits an event even though nothing was changed."""
+        if self is _SILENT:
+            return
         c = self._collected
         c.rejected = True
         c.add_violations(violations)
@@ -375,7 +378,8 @@ class Scope:
 
     def add_time(self, seconds: float) -> None:
         """Count ``seconds`` of judging the request in the event's duration."""
-        self._collected.duration += seconds
+        if self is not _SILENT:
+            self._collected.duration += seconds
 
     def reset(self) -> None:
         """Forget what was recorded so far (a caller that retried a repair another way
@@ -389,6 +393,8 @@ class Scope:
 
 
 _current: ContextVar[Scope | None] = ContextVar("toolpair_scope", default=None)
+#: The scope of `silenced`: it gathers, and never emits.
+_SILENT = Scope("silenced", "repair", None, None)
 
 
 @contextmanager
@@ -406,7 +412,7 @@ def scope(
     its event."""
     outer = _current.get()
     if outer is not None:
-        if on_event is not None:
+        if on_event is not None and outer is not _SILENT:
             outer._listeners.append(on_event)  # called with the outer scope's event
         yield outer
         return
@@ -424,6 +430,17 @@ def scope(
             for listener in s._listeners:
                 _call(listener, s.event)
             emit(s.event)
+
+
+@contextmanager
+def silenced() -> Iterator[None]:
+    """Repairs made inside are not reported: a preview or a replay of what repair would
+    do (``toolpair map``, the corpus's verdicts), not a request that was changed."""
+    token = _current.set(_SILENT)
+    try:
+        yield
+    finally:
+        _current.reset(token)
 
 
 def _call(callback: _Callback, event: RepairEvent) -> None:
@@ -452,6 +469,8 @@ def report(
     if not fixes:
         return None
     s = _current.get()
+    if s is _SILENT:
+        return None
     if s is None and not _subscribers and not logger.isEnabledFor(_settings.repair_level):
         return None  # nobody would see it: no event is built
     c = s._collected if s is not None else _Collected()

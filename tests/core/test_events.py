@@ -215,3 +215,12 @@ def test_the_wire_judge_is_one_event_per_request(seen: list[events.RepairEvent])
     for mode in wire.MODES:
         wire.judge(json.dumps(valid).encode(), "/v1/messages", mode)
     assert seen == []
+
+
+def test_previews_and_replays_are_not_reported(seen: list[events.RepairEvent]) -> None:
+    broken = [{"role": "user", "content": "q"}, {"role": "assistant", "content": [CALL]}]
+    with events.silenced():
+        assert toolpair.repair([*broken, {"role": "user", "content": "n"}], "anthropic").fixes
+        with events.scope("proxy") as s:
+            toolpair.repair([*broken, {"role": "user", "content": "n"}], "anthropic")
+    assert seen == [] and s.event is None
