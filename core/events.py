@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -151,7 +152,23 @@ class _Settings:
     observe_level: int = logging.INFO
 
 
-_settings = _Settings()
+def _level_from_environment(name: str, default: int) -> int:
+    """A level the environment names (``WARNING``, ``INFO``, or a number), for servers
+    configured only by their environment (vLLM's middleware)."""
+    value = os.environ.get(name, "").strip().upper()
+    if not value:
+        return default
+    if value.isdigit():
+        return int(value)
+    level = logging.getLevelName(value)
+    if not isinstance(level, int):
+        raise ValueError(f"{name} must be a logging level (WARNING, INFO...), not {value!r}")
+    return level
+
+
+_settings = _Settings(
+    observe_level=_level_from_environment("TOOLPAIR_OBSERVE_LOG_LEVEL", logging.INFO)
+)
 
 
 def configure(
@@ -163,7 +180,8 @@ def configure(
     """Process-wide reporting settings. ``hash_ids``: events carry ``sha256:`` + the first
     16 hex digits of each id instead of the id (ids can embed user or session data).
     ``repair_level`` / ``observe_level``: the log level of the line for repair and reject
-    events (default WARNING), and for observe-mode events (default INFO)."""
+    events (default WARNING), and for observe-mode events (default INFO, or the
+    environment's ``TOOLPAIR_OBSERVE_LOG_LEVEL``)."""
     if hash_ids is not None:
         _settings.hash_ids = hash_ids
     if repair_level is not None:
