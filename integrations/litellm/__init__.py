@@ -31,6 +31,10 @@ the model group, so a failover to a stricter API would go out unrepaired.
 - ``observe`` only logs, and tags the request's metadata under ``toolpair``.
 - Where repair turns thinking off for a request, the thinking parameters are dropped.
 - The hook's arguments carry API keys: only fix kinds, indices and ids are ever logged.
+- Every repaired, rejected or observed-broken attempt is one `toolpair.events` event
+  (source ``litellm``), reported through LiteLLM's own guardrail logging: an entry of the
+  standard logging payload's ``guardrail_information``, as LiteLLM's built-in guardrails
+  report, so whatever LiteLLM sends to Langfuse, Datadog or OpenTelemetry carries it.
 """
 
 from __future__ import annotations
