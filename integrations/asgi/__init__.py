@@ -19,8 +19,9 @@ Configured from the environment, since vLLM adds middleware with no arguments:
   ``/toolpair/metrics`` (or that path), answered here and never passed to the app.
 
 Keyword arguments (``mode``, ``provider``, ``max_body``, ``max_buffered``,
-``body_timeout``, ``metrics``, ``source``, ``host``), where a server passes them, win over the environment. It needs
-nothing beyond the core; it is the same middleware ``toolpair proxy`` runs.
+``body_timeout``, ``metrics``, ``source``, ``host``), where a server passes them, win
+over the environment. It needs nothing beyond the core; it is the same middleware
+``toolpair proxy`` runs.
 """
 
 from __future__ import annotations
