@@ -8,7 +8,7 @@ LLM provider demands.
 
 from __future__ import annotations
 
-from toolpair import _api, sessions
+from toolpair import _api, events, sessions
 from toolpair._api import check, repair, validate
 from toolpair._model import (
     Block,
@@ -37,6 +37,7 @@ from toolpair.compact import (
     trim,
     units,
 )
+from toolpair.events import RepairEvent, subscribe, unsubscribe
 from toolpair.providers import PROVIDERS
 
 __all__ = [
@@ -51,6 +52,7 @@ __all__ = [
     "InvalidHistory",
     "Message",
     "Policy",
+    "RepairEvent",
     "Repaired",
     "Store",
     "ToolpairError",
@@ -60,12 +62,15 @@ __all__ = [
     "check",
     "clear_tool_results",
     "count_tokens",
+    "events",
     "offload",
     "prune",
     "repair",
     "safe_cut",
+    "subscribe",
     "trim",
     "units",
+    "unsubscribe",
     "validate",
 ]
 __version__ = "0.1.0"

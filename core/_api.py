@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
+from toolpair import events
 from toolpair._model import (
     Codec,
     HistoryError,
@@ -22,6 +22,9 @@ from toolpair.engine import chunked, passes, pause
 from toolpair.engine.coverage import NothingJudged, guard
 from toolpair.engine.fast import certainly_valid
 from toolpair.engine.named import named
+from toolpair.events import IDS_SHOWN as IDS_SHOWN
+from toolpair.events import printable as printable
+from toolpair.events import shown_ids as shown_ids
 from toolpair.formats import LIST_KEYS, detect, get_codec, thinking_on
 from toolpair.providers import Context, Profile, get_profile
 
@@ -230,12 +233,18 @@ def repair(
     ``toolpair`` logger sums them up. What has no truthful repair is reported as an
     ``unrepaired`` fix, never silently sent.
     """
+    started = events.clock()
     policy = policy or Policy()
     p = parse(history, provider, format, context, model)
     if p.certainly_valid():
         return Repaired(_shaped(p, list(p.raw)), [], {}, provider, p.codec.name)
+    rules: list[str] = []  # the codes behind the fixes, for the event
     with pause.paused():
-        pieces = None if policy.strict else chunked.repair(p.raw, p.codec, p.profile, policy, p.ctx)
+        pieces = (
+            None
+            if policy.strict
+            else chunked.repair(p.raw, p.codec, p.profile, policy, p.ctx, rules=rules)
+        )
         if pieces is not None:
             natives, fixes, id_map = pieces
             left: list[Violation] = []  # the assembled pieces are certainly valid
@@ -244,7 +253,9 @@ def repair(
             if not violations:
                 return Repaired(_shaped(p, list(p.raw)), [], {}, provider, p.codec.name)
             if policy.strict:
+                _rejected(violations, provider, p.codec.name)
                 raise HistoryError(violations, provider)
+            rules = [v.code for v in violations]
             keep_orphans = p.codec.shape == "items" and p.ctx.previous_response_id is not None
             natives, fixes, id_map = passes.run(
                 p.messages,
@@ -266,7 +277,10 @@ def repair(
     for v in left:
         fixes.append(_unrepaired(v))
     result = Repaired(shaped, fixes, id_map, provider, p.codec.name)
-    _log(result)
+    if model is None and isinstance(history, Mapping):
+        given = history.get("model", history.get("modelId"))
+        model = given if isinstance(given, str) else None
+    _report(result, started, model, rules)
     return result
 
 
@@ -300,58 +314,28 @@ def _thinking_off(
     return body, still
 
 
+def _rejected(violations: list[Violation], provider: str, fmt: str) -> None:
+    """A strict repair refused the history: the caller's scope reports it as a rejection."""
+    s = events.active()
+    if s is not None:
+        s.rejected(violations, provider=provider, format=fmt)
+
+
 def _unrepaired(v: Violation) -> Any:
     from toolpair._model import Fix
 
     return Fix("unrepaired", v.index, v.ids, f"[{v.code}] {v.message}")
 
 
-def _log(result: Repaired) -> None:
-    if not result.fixes or not logger.isEnabledFor(logging.WARNING):
-        return
-    kinds: dict[str, int] = {}
-    ids: dict[str, None] = {}  # ordered and unique, without a scan per id
-    for f in result.fixes:
-        kinds[f.kind] = kinds.get(f.kind, 0) + 1
-        ids.update(dict.fromkeys(i for i in f.ids if i))
-    summary = ", ".join(f"{n} {printable(k)}" for k, n in kinds.items())
-    logger.warning(
-        "toolpair repaired a history (%s format) for %s: %s; ids: %s",
-        result.format,
-        result.provider,
-        summary,
-        shown_ids(ids),
-    )
-
-
-#: A log line names at most this many ids; the `Fix` objects keep them all.
-IDS_SHOWN = 5
-#: Ids longer than this are shortened in the warning (the `Fix` objects keep them whole).
-_ID_SHOWN = 64
-#: Control characters (a newline or ESC would forge a log line or a terminal's state),
-#: and the invisible marks that reorder or hide text.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-
-
-def printable(value: str, limit: int = _ID_SHOWN) -> str:
-    """``value`` as a log line may show it: control and invisible characters escaped,
-    shortened past ``limit`` characters."""
-    if len(value) > limit:
-        value = f"{value[: limit * 5 // 8]}…{value[-(limit // 5) :]} ({len(value)} chars)"
-    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
-
-
-def shown_ids(ids: Iterable[str], total: int = 0) -> str:
-    """The first `IDS_SHOWN` of ``ids``, escaped and shortened, then "and N more" (of
-    ``total``, when given): a log line bounded whatever the history."""
-    first: list[str] = []
-    n = 0
-    for i in ids:
-        n += 1
-        if len(first) < IDS_SHOWN:
-            first.append(printable(i))
-    total = max(total, n)
-    if not first:
-        return "-"
-    rest = f" and {total - len(first)} more" if total > len(first) else ""
-    return ", ".join(first) + rest
+def _report(result: Repaired, started: float, model: str | None, rules: Iterable[str]) -> None:
+    """The one event of this repair (into the caller's scope, if there is one): the
+    only path by which a repair is reported, the log line included."""
+    if result.fixes:
+        events.report(
+            result.fixes,
+            result.provider,
+            result.format,
+            events.clock() - started,
+            model=model,
+            rules=rules,
+        )

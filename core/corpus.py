@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolpair import _api
+from toolpair import _api, events
 from toolpair._model import ToolpairError
 
 __all__ = [
@@ -698,7 +698,8 @@ def judge(name: str, case: dict[str, Any]) -> Verdict:
             )
         else:
             v.agrees = bool(found) and (index is None or v.located)
-    result = _api.repair(body, provider, **kw)
+    with events.silenced():  # a verdict on a recorded case, not a request repaired
+        result = _api.repair(body, provider, **kw)
     v.fixes = [str(f) for f in result.fixes]
     key = _key(body)
     if v.accepted:

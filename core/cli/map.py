@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toolpair import _api
+from toolpair import _api, events
 from toolpair._model import Fix, InvalidHistory, Message, Violation
 from toolpair.cli.reading import (
     ReadError,
@@ -74,11 +74,12 @@ def pictures(name: str, args: argparse.Namespace) -> list[Picture]:
             try:
                 parsed = _api.parse(r.history, r.provider, r.format, {}, model)
                 vs = parsed.violations()
-                fixes: Sequence[Fix] = (
-                    _api.repair(r.history, r.provider, model=model, format=r.format).fixes
-                    if vs
-                    else []
-                )
+                with events.silenced():  # a preview of what repair would do
+                    fixes: Sequence[Fix] = (
+                        _api.repair(r.history, r.provider, model=model, format=r.format).fixes
+                        if vs
+                        else []
+                    )
                 msgs = parsed.messages
             except InvalidHistory as e:
                 raise invalid(name, unit, e) from None

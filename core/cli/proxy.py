@@ -107,6 +107,19 @@ def add_limit_arguments(px: argparse.ArgumentParser) -> None:
         action="store_true",
         help="speak HTTP/2 to an https upstream (needs the h2 package)",
     )
+    m = px.add_argument_group("metrics")
+    m.add_argument(
+        "--metrics",
+        action="store_true",
+        help="serve Prometheus metrics (repairs, fixes, requests, latencies) at "
+        "--metrics-path; that path is answered by the proxy, never forwarded",
+    )
+    m.add_argument(
+        "--metrics-path",
+        default="/toolpair/metrics",
+        metavar="PATH",
+        help="where --metrics serves them (default /toolpair/metrics)",
+    )
 
 
 def add_record_arguments(px: argparse.ArgumentParser) -> None:
@@ -173,6 +186,8 @@ def cmd_proxy(args: argparse.Namespace) -> int:
         http2=args.http2,
         record_dir=args.record,
         record_per_hour=args.record_per_hour,
+        metrics=args.metrics,
+        metrics_path=args.metrics_path,
     )
     if args.record_per_hour < 0:
         err("--record-per-hour must be 0 or more")

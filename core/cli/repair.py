@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from toolpair import _api
+from toolpair import _api, events
 from toolpair._model import Fix, InvalidHistory, Repaired
 from toolpair.cli.reading import (
     Document,
@@ -37,7 +37,8 @@ def _repair_unit(shown: str, unit: Unit, args: argparse.Namespace) -> tuple[Reso
     judged(r, args, location(shown, unit, None))
     model = checked_model(r.provider, args.model)
     try:
-        return r, _api.repair(r.history, r.provider, model=model, format=r.format)
+        with events.scope("cli", model=model):
+            return r, _api.repair(r.history, r.provider, model=model, format=r.format)
     except InvalidHistory as e:
         raise invalid(shown, unit, e) from None
 

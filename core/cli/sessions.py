@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from toolpair import _api, sessions
-from toolpair._model import InvalidHistory, Message, Violation
+from toolpair import _api, events, sessions
+from toolpair._model import Fix, InvalidHistory, Message, Violation
 from toolpair.cli.reading import ReadError, checked_model, err
 from toolpair.cli.render import plural, render_turns, violation_item, violation_line
-from toolpair.sessions import Loaded, SessionError, SessionFormat, atomic_write, backup
+from toolpair.sessions import Loaded, Plan, SessionError, SessionFormat, atomic_write, backup
 
 #: A session modified this recently may still be open in its agent.
 OPEN_SECONDS = 120.0
@@ -219,6 +219,7 @@ def repair(fmt: SessionFormat, args: argparse.Namespace) -> int:
         st = os.stat(path)
     except OSError as e:
         raise ReadError(name, e.strerror or str(e)) from None
+    started = events.clock()
     loaded, data = read_session(fmt, name)
     if not loaded.messages:
         raise ReadError(name, _nothing(loaded))
@@ -289,7 +290,41 @@ def repair(fmt: SessionFormat, args: argparse.Namespace) -> int:
     except OSError as e:
         err(f"cannot write: {e}")
         return 2
+    _report(fmt, loaded, model, plan, before, after, started)
     return 1 if after else 0
+
+
+#: Words in a session repair's change lines by which a real result or block left it.
+_DROPPED_WORDS = ("dropped", "left out")
+
+
+def _report(
+    fmt: SessionFormat,
+    loaded: Loaded,
+    model: str | None,
+    plan: Plan,
+    before: list[Violation],
+    after: list[Violation],
+    started: float,
+) -> None:
+    """The session repair's one event (source ``session``): its edits, the rules they
+    fixed, what is left unrepaired."""
+    # A session format's edits are lines of text, not `Fix` objects: each is one
+    # ``session_edit``, located by the violations it repaired.
+    fixed = {(v.code, v.index) for v in after}
+    repaired = [v for v in before if (v.code, v.index) not in fixed]
+    fixes = [Fix("session_edit", repaired[0].index if repaired else 0)] * plan.fixes
+    fixes += [Fix("unrepaired", v.index, v.ids, f"[{v.code}] {v.message}") for v in after]
+    with events.scope("session", model=model):
+        events.report(
+            fixes,
+            loaded.provider,
+            fmt.name,
+            events.clock() - started,
+            model=model,
+            violations=repaired,
+            content_dropped=any(w in c for c in plan.changes for w in _DROPPED_WORDS),
+        )
 
 
 # -- scan ----------------------------------------------------------------------------

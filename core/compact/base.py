@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolpair import events
 from toolpair._api import Parsed, parse, repair
 from toolpair._model import Block, Codec, Fix, Message, Repaired, ToolpairError
 
@@ -297,11 +298,15 @@ def finish(
 ) -> Compacted:
     messages = _shaped(p, natives)
     id_map: dict[str, str] = {}
-    if provider is not None:
-        fixed = repair(messages, provider, model=model, format=p.codec)
-        messages = fixed.messages
-        fixes = fixes + fixed.fixes
-        id_map = fixed.id_map
+    # The compaction and the repair after it are one event (source "compaction", unless
+    # the caller's own scope names another).
+    with events.scope("compaction", model=model):
+        events.report(fixes, provider or "", p.codec.name, 0.0, model=model)
+        if provider is not None:
+            fixed = repair(messages, provider, model=model, format=p.codec)
+            messages = fixed.messages
+            fixes = fixes + fixed.fixes
+            id_map = fixed.id_map
     return Compacted(
         messages,
         fixes,

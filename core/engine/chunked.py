@@ -111,9 +111,16 @@ def _role(m: Any) -> str | None:
 
 
 def repair(
-    raw: Sequence[Any], codec: Codec, profile: Profile, policy: Policy, ctx: Context
+    raw: Sequence[Any],
+    codec: Codec,
+    profile: Profile,
+    policy: Policy,
+    ctx: Context,
+    *,
+    rules: list[str] | None = None,
 ) -> tuple[list[Any], list[Fix], dict[str, str]] | None:
-    """The repaired message list, fixes and id map; None means "take the full path"."""
+    """The repaired message list, fixes and id map; None means "take the full path".
+    ``rules`` receives the codes of the violations the pieces were repaired for."""
     side = SIDES.get(codec.name)
     check = CHECKERS.get((codec.name, profile.checker))
     framework = getattr(codec, "side", None)
@@ -232,6 +239,8 @@ def repair(
             out.extend(raw[a:b])
             pieces_out.extend(raw[a:b])
             continue
+        if rules is not None:
+            rules.extend(v.code for v in violations)
         natives, piece_fixes, piece_map = passes.run(
             msgs, codec, profile, policy, taken=all_calls, first=a == 0, last=b == len(raw)
         )

@@ -18,11 +18,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from toolpair.corpus import Recorder, disagreement, error_text
 from toolpair.gateway import wire
+from toolpair.gateway.metrics import CONTENT_TYPE, DEFAULT_PATH, Metrics
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -69,7 +71,13 @@ class ToolpairMiddleware:
     ``TOOLPAIR_BODY_TIMEOUT`` (seconds to wait for each part of a body: 408 beyond),
     ``record_dir`` / ``TOOLPAIR_RECORD_DIR`` (record each request where the provider's
     answer and toolpair's verdict on the body sent disagree, as an anonymised case, at
-    most ``record_per_hour`` / ``TOOLPAIR_RECORD_PER_HOUR`` (60) per hour: docs/corpus.md).
+    most ``record_per_hour`` / ``TOOLPAIR_RECORD_PER_HOUR`` (60) per hour: docs/corpus.md),
+    ``metrics`` / ``TOOLPAIR_METRICS`` (true, or the path: serve Prometheus metrics at
+    that path, ``/toolpair/metrics`` by default; the path is answered here and never
+    reaches the app).
+
+    Every repaired, rejected or observed-broken request is one `toolpair.events` event
+    with source ``source`` (``asgi``; ``proxy`` behind ``toolpair proxy``) and ``host``.
     """
 
     def __init__(
@@ -83,8 +91,19 @@ class ToolpairMiddleware:
         body_timeout: float | None = None,
         record_dir: str | os.PathLike[str] | None = None,
         record_per_hour: int | None = None,
+        metrics: bool | str | None = None,
+        source: str = "asgi",
+        host: str | None = None,
     ) -> None:
         self.app = app
+        self.source = source
+        self.host = host
+        if metrics is None:
+            env = (os.environ.get("TOOLPAIR_METRICS") or "").strip()
+            metrics = env if env.startswith("/") else env.lower() in ("1", "true", "yes", "on")
+        #: The metrics this middleware counts (None when not asked for).
+        self.metrics: Metrics | None = Metrics() if metrics else None
+        self.metrics_path = metrics if isinstance(metrics, str) else DEFAULT_PATH
         chosen = (mode or os.environ.get("TOOLPAIR_MODE") or "repair").strip().lower()
         if chosen not in wire.MODES:
             raise ValueError(
@@ -106,11 +125,49 @@ class ToolpairMiddleware:
         #: Bytes held right now by requests being read and judged.
         self.buffered = 0
         self.recorder = recorder(record_dir, record_per_hour)
-        #: What a recorded case names as its source and host (the proxy sets them).
-        self.record_source = "asgi"
-        self.record_host: str | None = None
+        #: What a recorded case names as its source and host: the event's own.
+        self.record_source = source
+        self.record_host: str | None = host
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        metrics = self.metrics
+        if metrics is None or scope["type"] != "http":
+            await self._handle(scope, receive, send)
+            return
+        if scope.get("path") == self.metrics_path:
+            await self._serve_metrics(scope, send, metrics)
+            return
+        started = time.perf_counter()
+        status = 0
+
+        async def timed(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                metrics.http(method, status, time.perf_counter() - started)
+            await send(message)
+
+        method = str(scope.get("method", ""))
+        try:
+            await self._handle(scope, receive, timed)
+        finally:
+            if not status:  # the client left, or the app failed before answering
+                metrics.http(method, 0, time.perf_counter() - started)
+
+    async def _serve_metrics(self, scope: Scope, send: Send, metrics: Metrics) -> None:
+        if scope.get("method") not in ("GET", "HEAD"):
+            await _answer_body(send, 405, b"", extra=[(b"allow", b"GET, HEAD")])
+            return
+        body = metrics.render().encode()
+        await _answer_body(
+            send,
+            200,
+            b"" if scope.get("method") == "HEAD" else body,
+            content_type=CONTENT_TYPE.encode(),
+            length=len(body),
+        )
+
+    async def _handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("method") != "POST":
             await self.app(scope, receive, send)
             return
@@ -231,13 +288,29 @@ class ToolpairMiddleware:
                 )
                 return raw
             plain = decoded
+        on_event = self.metrics.event if self.metrics is not None else None
         try:
             if len(plain) > _OFF_LOOP:
                 verdict = await asyncio.to_thread(
-                    wire.judge, plain, path, self.mode, provider=self.provider
+                    wire.judge,
+                    plain,
+                    path,
+                    self.mode,
+                    provider=self.provider,
+                    source=self.source,
+                    host=self.host,
+                    on_event=on_event,
                 )
             else:
-                verdict = wire.judge(plain, path, self.mode, provider=self.provider)
+                verdict = wire.judge(
+                    plain,
+                    path,
+                    self.mode,
+                    provider=self.provider,
+                    source=self.source,
+                    host=self.host,
+                    on_event=on_event,
+                )
         except Exception as e:  # never a 500 the app would not have given
             logger.warning(
                 "toolpair did not judge %s: %s; it goes on as sent",
@@ -245,6 +318,8 @@ class ToolpairMiddleware:
                 type(e).__name__,
             )
             return raw
+        if self.metrics is not None:
+            self.metrics.judged(format, _outcome(verdict))
         if verdict is None:
             return raw
         if judged is not None:
@@ -387,10 +462,30 @@ async def _answer(send: Send, status: int, format: str, message: str, close: boo
     await _answer_body(send, status, body, close)
 
 
-async def _answer_body(send: Send, status: int, body: bytes, close: bool = False) -> None:
+def _outcome(verdict: wire.Verdict | None) -> str:
+    if verdict is None:
+        return "unjudged"
+    if verdict.action == "reject":
+        return "rejected"
+    if verdict.changed:
+        return "repaired"
+    return "observed" if verdict.violations else "valid"
+
+
+async def _answer_body(
+    send: Send,
+    status: int,
+    body: bytes,
+    close: bool = False,
+    *,
+    content_type: bytes = b"application/json",
+    length: int | None = None,
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> None:
     headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
+        (b"content-type", content_type),
+        (b"content-length", str(len(body) if length is None else length).encode()),
+        *(extra or []),
     ]
     if close:
         # The rest of the body is not read: the connection cannot carry another request.

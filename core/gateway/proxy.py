@@ -50,6 +50,7 @@ from toolpair.gateway.asgi import (
     Send,
     ToolpairMiddleware,
 )
+from toolpair.gateway.metrics import DEFAULT_PATH
 
 if TYPE_CHECKING:
     import httpx
@@ -106,6 +107,10 @@ class Settings:
     #: The corpus folder (`toolpair.corpus`): None records nothing.
     record_dir: str | None = None
     record_per_hour: int = 60
+    #: Serve Prometheus metrics at ``metrics_path`` (answered by the proxy, never
+    #: forwarded).
+    metrics: bool = False
+    metrics_path: str = DEFAULT_PATH
 
 
 class Upstream:
@@ -413,6 +418,9 @@ def build_app(settings: Settings) -> Any:
             max_body=settings.max_body,
             max_buffered=settings.max_buffered,
             body_timeout=settings.body_timeout,
+            metrics=settings.metrics_path if settings.metrics else False,
+            source="proxy",
+            host=urlsplit(settings.upstream).hostname,
         )
         _record_to(inner, settings)
     app = _Normalise(inner)
@@ -453,6 +461,14 @@ def serve(settings: Settings, ready: Any = None) -> None:
     if settings.mode is not None and settings.mode not in wire.MODES:
         raise ValueError(f"unknown mode {settings.mode!r}; known: {', '.join(wire.MODES)}")
     Upstream(settings.upstream)  # refuse a bad upstream before binding
+    if settings.metrics:
+        if settings.mode is None:
+            raise ValueError("--metrics needs a mode: the metrics are the middleware's")
+        if settings.workers > 1:
+            # Each worker process would count its own and a scrape reach one of them.
+            raise ValueError("--metrics counts in one process: use it with --workers 1")
+        if not settings.metrics_path.startswith("/"):
+            raise ValueError("--metrics-path must start with /")
     if settings.http2:
         # httpx needs h2 for HTTP/2: say so now, not on the first request.
         import h2  # type: ignore[import-not-found,unused-ignore]  # noqa: F401
@@ -466,7 +482,7 @@ def serve(settings: Settings, ready: Any = None) -> None:
         f"(mode {settings.mode}, rules {settings.provider or 'of each API'}"
         f"{f', {settings.workers} workers' if settings.workers > 1 else ''}"
         f"{f', recording disagreements in {settings.record_dir}' if settings.record_dir else ''}"
-        ")",
+        f"{f', metrics at {settings.metrics_path}' if settings.metrics else ''})",
         flush=True,
     )
     if not loopback(settings.host):

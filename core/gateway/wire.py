@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from toolpair import _api
+from toolpair import _api, events
 
 # Re-exported: the escaping every gateway log line goes through.
 from toolpair._api import printable as printable
@@ -264,6 +264,9 @@ def judge(
     mode: Mode = "repair",
     *,
     provider: str | None = None,
+    source: str = "asgi",
+    host: str | None = None,
+    on_event: Callable[[events.RepairEvent], None] | None = None,
 ) -> Verdict | None:
     """The verdict on a POST body sent to ``path``, or None where toolpair has nothing
     to say (a path it does not judge, a body that is not a JSON request with a message
@@ -271,6 +274,9 @@ def judge(
 
     ``provider`` names the rules (``portable``, ``deepseek``...); by default, those of
     the hosted API the path's format belongs to. Never raises for any body.
+
+    A repaired, rejected or observed-broken request is reported as one event
+    (`toolpair.events`) with ``source`` and ``host``; ``on_event`` receives it too.
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
@@ -290,8 +296,19 @@ def judge(
         def nested(repaired: Any) -> bytes:
             return write({**body, "generateContentRequest": repaired})
 
-        return _judge(inner, raw, r.format, mode, provider, r.model, path, nested)
-    return _judge(body, raw, r.format, mode, provider, r.model, path, write)
+        target: dict[str, Any] = inner
+        writer: Callable[[Any], bytes] = nested
+    else:
+        target, writer = body, write
+    with events.scope(
+        source, mode=mode, model=_model_of(target, r.model), host=host, on_event=on_event
+    ):
+        return _judge(target, raw, r.format, mode, provider, r.model, path, writer)
+
+
+def _model_of(body: Mapping[str, Any], model: str | None) -> str | None:
+    given = model or body.get("model", body.get("modelId"))
+    return given if isinstance(given, str) else None
 
 
 def _judge(
@@ -328,8 +345,10 @@ def judge_body(
     write: Callable[[Any], bytes] = encode,
 ) -> Verdict | None:
     """`judge` for a body already parsed (``raw`` is what is sent when it is valid;
-    ``write`` encodes a repaired one)."""
+    ``write`` encodes a repaired one). Reports into the caller's `toolpair.events`
+    scope (a repair reports itself; a rejected or observed-broken body is told here)."""
     rules = provider or RULES_OF_FORMAT.get(format, format)
+    started = events.clock()
     try:
         if mode == "repair":
             rep = _api.repair(body, rules, model=model, format=format)
@@ -344,33 +363,11 @@ def judge_body(
         return Verdict("pass", write(rep.messages), format, rules, changed=True, fixes=rep.fixes)
     if not violations:
         return Verdict("pass", raw, format, rules)
-    log_violations(
-        violations, "rejected" if mode == "reject" else "observed", where or format, rules
-    )
+    told = events.active()
+    if told is not None:
+        told.rejected(violations, provider=rules, format=format)
+        told.add_time(events.clock() - started)
     if mode == "observe":
         return Verdict("pass", raw, format, rules, violations=violations)
     envelope = encode(error_envelope(format, violations[0].message))
     return Verdict("reject", envelope, format, rules, status=400, violations=violations)
-
-
-def log_violations(violations: list[Violation], verb: str, where: str, rules: str) -> None:
-    """The one warning for a rejected or observed request: counts, codes, the first at,
-    the first few ids; escaped and bounded whatever the history holds."""
-    codes: dict[str, int] = {}
-    ids: dict[str, None] = {}
-    for v in violations:
-        codes[v.code] = codes.get(v.code, 0) + 1
-        ids.update(dict.fromkeys(i for i in v.ids if i))
-    first = violations[0]
-    logger.warning(
-        "toolpair %s %s for %s: %d violation(s), first at message %d: [%s]; %s; ids: %s",
-        verb,
-        printable(where.split("?", 1)[0], 200),
-        rules,
-        len(violations),
-        first.index,
-        printable(first.code),
-        ", ".join(f"{n} {printable(c)}" for c, n in list(codes.items())[:5])
-        + (f" and {len(codes) - 5} more kinds" if len(codes) > 5 else ""),
-        shown_ids(ids),
-    )

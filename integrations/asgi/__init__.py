@@ -15,10 +15,13 @@ Configured from the environment, since vLLM adds middleware with no arguments:
 - ``TOOLPAIR_MAX_BODY`` (bytes, default 64 MiB), ``TOOLPAIR_MAX_BUFFERED`` (bytes held
   by all bodies being judged at once, default 512 MiB), ``TOOLPAIR_BODY_TIMEOUT``
   (seconds per part of a body, default 60).
+- ``TOOLPAIR_METRICS``: ``1`` (or a path) serves Prometheus metrics at
+  ``/toolpair/metrics`` (or that path), answered here and never passed to the app.
 
 Keyword arguments (``mode``, ``provider``, ``max_body``, ``max_buffered``,
-``body_timeout``), where a server passes them, win over the environment. It needs
-nothing beyond the core; it is the same middleware ``toolpair proxy`` runs.
+``body_timeout``, ``metrics``, ``source``, ``host``), where a server passes them, win
+over the environment. It needs nothing beyond the core; it is the same middleware
+``toolpair proxy`` runs.
 """
 
 from __future__ import annotations

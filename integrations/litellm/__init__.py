@@ -31,6 +31,10 @@ the model group, so a failover to a stricter API would go out unrepaired.
 - ``observe`` only logs, and tags the request's metadata under ``toolpair``.
 - Where repair turns thinking off for a request, the thinking parameters are dropped.
 - The hook's arguments carry API keys: only fix kinds, indices and ids are ever logged.
+- Every repaired, rejected or observed-broken attempt is one `toolpair.events` event
+  (source ``litellm``), reported through LiteLLM's own guardrail logging: an entry of the
+  standard logging payload's ``guardrail_information``, as LiteLLM's built-in guardrails
+  report, so whatever LiteLLM sends to Langfuse, Datadog or OpenTelemetry carries it.
 """
 
 from __future__ import annotations
@@ -41,14 +45,17 @@ import json
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+from urllib.parse import urlsplit
 
 import litellm
 from litellm.integrations.custom_guardrail import CustomGuardrail
 
 import toolpair
+from toolpair import events
 from toolpair.corpus import Recorder
 from toolpair.gateway import wire
 from toolpair.integrations._hosts import LITELLM_PROVIDERS
@@ -195,23 +202,61 @@ class ToolpairGuardrail(CustomGuardrail):
                     body[k] = kwargs[k]
         elif rules in ("anthropic", "bedrock", "vertex") and _thinking_on(kwargs):
             context["thinking"] = True
-        try:
-            if self.toolpair_mode == "repair":
-                self._repair(kwargs, key, fmt, rules, model, body, context)
-            else:
-                violations = toolpair.validate(body, rules, model=model, format=fmt, **context)
-                if violations:
-                    self._judged(kwargs, fmt, rules, violations)
-        except toolpair.InvalidHistory as e:
-            # Not a history toolpair can read: the provider answers it in its own words.
-            # Only where: the reason can quote the body (a role's value, at any size).
-            logger.warning(
-                "toolpair could not read a %s history for %s (%s); it goes on as sent",
-                fmt,
-                rules,
-                f"message {e.index}" if e.index is not None else "the container",
-            )
+        started = time.time()
+
+        def report(event: events.RepairEvent) -> None:
+            self._log_guardrail(kwargs, event, started)
+
+        with events.scope(
+            "litellm", mode=self.toolpair_mode, model=model, host=_host(kwargs), on_event=report
+        ) as told:
+            try:
+                if self.toolpair_mode == "repair":
+                    self._repair(kwargs, key, fmt, rules, model, body, context, told)
+                else:
+                    violations = toolpair.validate(body, rules, model=model, format=fmt, **context)
+                    if violations:
+                        told.rejected(violations, provider=rules, format=fmt)
+                        told.add_time(time.time() - started)
+                        self._judged(kwargs, fmt, rules, violations)
+            except toolpair.InvalidHistory as e:
+                # Not a history toolpair can read: the provider answers it in its own
+                # words. Only where: the reason can quote the body (a role's value).
+                logger.warning(
+                    "toolpair could not read a %s history for %s (%s); it goes on as sent",
+                    fmt,
+                    rules,
+                    f"message {e.index}" if e.index is not None else "the container",
+                )
         return kwargs
+
+    def _log_guardrail(
+        self, request: dict[str, Any], event: events.RepairEvent, started: float
+    ) -> None:
+        """The event in LiteLLM's own guardrail logging (the standard logging payload's
+        ``guardrail_information``), as its built-in guardrails report: whatever LiteLLM
+        sends to Langfuse, Datadog, its Prometheus metrics or OpenTelemetry carries it."""
+        changed = any(k != "unrepaired" and k != "prefix_binding" for k in event.fixes)
+        status = (
+            "guardrail_intervened"
+            if event.mode == "reject" or (event.mode == "repair" and changed)
+            else "guardrail_flagged"
+        )
+        log = self.add_standard_logging_guardrail_information_to_request_data
+        arguments: dict[str, Any] = {
+            "guardrail_json_response": event.as_dict(),
+            "request_data": request,
+            "guardrail_status": status,
+            "start_time": started,
+            "end_time": started + event.duration,
+            "duration": event.duration,
+            "guardrail_provider": "toolpair",
+        }
+        known = _parameters(type(self).add_standard_logging_guardrail_information_to_request_data)
+        try:
+            log(**{k: v for k, v in arguments.items() if k in known})
+        except Exception as e:  # LiteLLM's logging must not fail the request
+            logger.debug("toolpair could not add its guardrail information: %r", e)
 
     def _repair(
         self,
@@ -222,6 +267,7 @@ class ToolpairGuardrail(CustomGuardrail):
         model: str | None,
         body: dict[str, Any],
         context: dict[str, Any],
+        told: events.Scope,
     ) -> None:
         rep = toolpair.repair(body, rules, model=model, format=fmt, **context)
         kinds = {f.kind for f in rep.fixes}
@@ -232,9 +278,16 @@ class ToolpairGuardrail(CustomGuardrail):
         ):
             # The chat body holds no thinking switch the core could turn off: try the
             # request without thinking, and keep that where it is what makes it valid.
+            # The event tells of the attempt that is sent.
+            told.reset()
             without = toolpair.repair(body, rules, model=model, format=fmt, thinking=False)
             if not without.unrepaired:
                 rep, kinds = without, {*kinds, "thinking_disabled"}
+                off = toolpair.Fix("thinking_disabled", len(body[key]) - 1)
+                events.report([off], rules, fmt, 0.0, model=model)
+            else:
+                told.reset()
+                events.report(rep.fixes, rules, fmt, 0.0, model=model)
         if rep.changed or "thinking_disabled" in kinds:
             kwargs[key] = rep.messages[key]
         if "thinking_disabled" in kinds:
@@ -246,12 +299,6 @@ class ToolpairGuardrail(CustomGuardrail):
     def _judged(
         self, kwargs: dict[str, Any], fmt: str, rules: str, violations: list[toolpair.Violation]
     ) -> None:
-        wire.log_violations(
-            violations,
-            "rejected" if self.toolpair_mode == "reject" else "observed",
-            f"a {fmt} history",
-            rules,
-        )
         self._tag(kwargs, {"rules": rules, "violations": [v.code for v in violations]})
         if self.toolpair_mode == "reject":
             raise _rejection(fmt, violations[0].message)
@@ -368,6 +415,22 @@ class ToolpairGuardrail(CustomGuardrail):
             if isinstance(meta, dict):
                 meta["toolpair"] = info
                 return
+
+
+def _host(kwargs: Mapping[str, Any]) -> str | None:
+    """The host an attempt goes to, where the deployment names its ``api_base``."""
+    base = kwargs.get("api_base")
+    if not isinstance(base, str):
+        params = kwargs.get("litellm_params")
+        base = params.get("api_base") if isinstance(params, Mapping) else None
+    return urlsplit(base).hostname if isinstance(base, str) else None
+
+
+@functools.cache
+def _parameters(method: Callable[..., Any]) -> frozenset[str]:
+    """The keyword arguments this LiteLLM release's guardrail logging takes (they grew
+    over releases)."""
+    return frozenset(inspect.signature(method).parameters)
 
 
 #: LiteLLM's 400s that are about the request's size or content, not its history's shape.

@@ -231,9 +231,11 @@ def test_the_log_line_is_bounded_and_escaped(caplog: pytest.LogCaptureFixture) -
     raw = json.dumps({"model": "m", "max_tokens": 5, "messages": history}).encode()
     for mode in wire.MODES:
         caplog.clear()
-        with caplog.at_level("WARNING", logger="toolpair"):
+        # WARNING for a repair or a rejection, INFO in observe mode.
+        with caplog.at_level("INFO", logger="toolpair"):
             wire.judge(raw, "/a\x1b\n[forged]/v1/messages?key=SECRET", mode)
         [record] = caplog.records
+        assert record.levelname == ("INFO" if mode == "observe" else "WARNING")
         line = record.getMessage()
         assert "\n" not in line and "\x1b" not in line and len(line) < 1024, (mode, line)
         assert "SECRET" not in line and "more" in line

@@ -157,10 +157,13 @@ def test_observe_mode_logs_and_forwards_unchanged(
     seen: list[bytes] = []
     app = make_app(seen)
     raw = json.dumps({"model": "m", "messages": DANGLING_CHAT}).encode()
-    with caplog.at_level(logging.WARNING, logger="toolpair"):
+    # Observe mode logs its event at INFO.
+    with caplog.at_level(logging.INFO, logger="toolpair"):
         assert asyncio.run(_post(app, "/v1/chat/completions", raw)).status_code == 200
     assert seen == [raw]
-    assert "observed /v1/chat/completions for openai: 1 violation(s)" in caplog.text
+    [line] = [r.getMessage() for r in caplog.records if r.name == "toolpair"]
+    assert line.startswith("toolpair observed a history (openai format) for openai (m) via asgi")
+    assert "rules: openai.missing_result; ids: call_1" in line
 
 
 def test_provider_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -210,7 +210,8 @@ def test_limits_from_the_environment() -> None:
 
 @pytest.mark.parametrize("mode", ["repair", "reject", "observe"])
 def test_logs_are_bounded_escaped_and_without_content(mode: str) -> None:
-    s = Served(TOOLPAIR_MODE=mode)
+    # Observe mode logs at INFO: this app shows WARNING and above unless told.
+    s = Served(TOOLPAIR_MODE=mode, TOOLPAIR_OBSERVE_LOG_LEVEL="WARNING")
     try:
         secret = "SECRET-CONTENT-42"
         calls = [

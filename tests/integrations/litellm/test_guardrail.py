@@ -226,11 +226,13 @@ def test_observe_mode_logs_and_tags_and_changes_nothing(
     router = _router(up)
     callbacks.append(ToolpairGuardrail(toolpair_mode="observe"))
     up.clear()
-    with caplog.at_level(logging.WARNING, logger="toolpair"):
+    # Observe mode logs the event at INFO (a repair or a rejection at WARNING).
+    with caplog.at_level(logging.INFO, logger="toolpair"):
         asyncio.run(router.acompletion(model="lax-chat", messages=DANGLING_CHAT, tools=TOOLS))
     [seen] = up.bodies()
     assert seen.body["messages"][2] == {"role": "user", "content": "and?"}
-    assert "observed a openai history for openai: 1 violation(s)" in caplog.text
+    assert "toolpair observed a history (openai format) for openai" in caplog.text
+    assert "via litellm; rules: openai.missing_result" in caplog.text
     assert "sk-fake" not in caplog.text
 
 

@@ -214,8 +214,8 @@ def test_observe_mode_forwards_unchanged_and_logs(up: Upstream, proxies: dict[st
     assert conn.getresponse().status == 200
     [seen] = up.bodies("lax")
     assert seen.raw == raw
-    log = proxies["observe"].wait_for("observed /v1/chat/completions")
-    assert "[openai.missing_result]" in log
+    log = proxies["observe"].wait_for("toolpair observed a history (openai format)")
+    assert "via proxy; rules: openai.missing_result; ids: call_1" in log
 
 
 def test_gemini_generate_content_is_repaired(up: Upstream, proxies: dict[str, Proxy]) -> None:

@@ -1,0 +1,232 @@
+"""ToolpairInstrumentor with the real OpenTelemetry SDK and its in-memory exporters: one
+``toolpair.repair`` span event per repaired request from every core entry point, none for
+a valid one, the attributes of the contract, bounded ids, ``compacted`` only when content
+was dropped, the metrics, and nothing left behind by ``uninstrument``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+import toolpair
+from toolpair import events
+from toolpair.cli import main
+from toolpair.integrations.opentelemetry import ToolpairInstrumentor
+
+
+def dangling(n: int = 1) -> list[dict[str, Any]]:
+    calls = [{"type": "tool_use", "id": f"toolu_{i}", "name": "f", "input": {}} for i in range(n)]
+    return [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": calls},
+        {"role": "user", "content": "next"},
+    ]
+
+
+ORPHAN: list[dict[str, Any]] = [
+    {"role": "user", "content": "q"},
+    {"role": "assistant", "content": "no calls here"},
+    {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "toolu_gone", "content": "42"}],
+    },
+]
+VALID: list[dict[str, Any]] = [
+    {"role": "user", "content": "q"},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+]
+
+
+class Otel:
+    def __init__(self) -> None:
+        self.spans = InMemorySpanExporter()
+        self.tracer_provider = TracerProvider()
+        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans))
+        self.reader = InMemoryMetricReader()
+        self.meter_provider = MeterProvider(metric_readers=[self.reader])
+        self.tracer = self.tracer_provider.get_tracer("app")
+
+    def finished(self) -> list[ReadableSpan]:
+        return list(self.spans.get_finished_spans())
+
+    def repair_events(self) -> list[Any]:
+        return [e for s in self.finished() for e in s.events if e.name == "toolpair.repair"]
+
+    def points(self, name: str) -> list[Any]:
+        data = self.reader.get_metrics_data()
+        out: list[Any] = []
+        if data is None:
+            return out
+        for rm in data.resource_metrics:
+            for sm in rm.scope_metrics:
+                for m in sm.metrics:
+                    if m.name == name:
+                        out.extend(m.data.data_points)
+        return out
+
+
+@pytest.fixture
+def otel() -> Iterator[Otel]:
+    o = Otel()
+    inst = ToolpairInstrumentor()
+    inst.instrument(tracer_provider=o.tracer_provider, meter_provider=o.meter_provider)
+    try:
+        yield o
+    finally:
+        inst.uninstrument()
+
+
+def test_one_span_event_per_repaired_request_with_the_contract_attributes(otel: Otel) -> None:
+    with otel.tracer.start_as_current_span("chat claude-sonnet-4-5"):
+        toolpair.repair(dangling(), "anthropic", model="claude-sonnet-4-5")
+    [span] = otel.finished()
+    [event] = otel.repair_events()
+    a = dict(event.attributes or {})
+    assert a["toolpair.provider"] == "anthropic"
+    assert a["toolpair.model"] == "claude-sonnet-4-5"
+    assert a["toolpair.source"] == "library"
+    assert a["toolpair.mode"] == "repair"
+    assert a["toolpair.fix.kinds"] == ("synthetic_result",)
+    assert a["toolpair.fix.count"] == 1
+    assert a["toolpair.rule.ids"] == ("anthropic.missing_result",)
+    assert a["toolpair.content_dropped"] is False
+    assert a["toolpair.ids"] == ("toolu_0",) and a["toolpair.ids.total"] == 1
+    # Nothing was dropped: the positive indicator is not set (never set to false).
+    assert "gen_ai.conversation.compacted" not in (span.attributes or {})
+    assert not [e for e in span.events if e.name == "gen_ai.guardrail.result"]
+
+
+def test_a_valid_request_leaves_no_trace(otel: Otel) -> None:
+    with otel.tracer.start_as_current_span("chat"):
+        assert toolpair.repair(VALID, "anthropic").fixes == []
+    assert otel.repair_events() == []
+    assert otel.points("toolpair.repairs") == []
+
+
+def test_compacted_only_when_content_was_dropped(otel: Otel) -> None:
+    with otel.tracer.start_as_current_span("dropped"):
+        r = toolpair.repair(ORPHAN, "anthropic")
+    assert [f.kind for f in r.fixes] == ["orphan_result_dropped"]
+    [span] = otel.finished()
+    assert (span.attributes or {})["gen_ai.conversation.compacted"] is True
+    [event] = otel.repair_events()
+    assert (event.attributes or {})["toolpair.content_dropped"] is True
+
+
+def test_ids_are_bounded(otel: Otel) -> None:
+    with otel.tracer.start_as_current_span("big"):
+        toolpair.repair(dangling(5000), "anthropic")
+    [event] = otel.repair_events()
+    a = dict(event.attributes or {})
+    assert len(a["toolpair.ids"]) == events.IDS_SHOWN and a["toolpair.ids.total"] == 5000
+    assert a["toolpair.fix.count"] == 5000 and len(a["toolpair.message.indices"]) <= 20
+    assert len(json.dumps(dict(a), default=list)) < 2000
+
+
+def test_hashed_ids(otel: Otel) -> None:
+    events.configure(hash_ids=True)
+    try:
+        with otel.tracer.start_as_current_span("hashed"):
+            toolpair.repair(dangling(), "anthropic")
+    finally:
+        events.configure(hash_ids=False)
+    [event] = otel.repair_events()
+    [shown] = (event.attributes or {})["toolpair.ids"]
+    assert shown.startswith("sha256:") and "toolu_0" not in shown
+
+
+def test_metrics(otel: Otel) -> None:
+    toolpair.repair(dangling(3), "anthropic")
+    toolpair.repair(ORPHAN, "anthropic")
+    toolpair.repair(VALID, "anthropic")
+    [repairs] = otel.points("toolpair.repairs")
+    assert repairs.value == 2
+    assert dict(repairs.attributes) == {
+        "provider": "anthropic",
+        "source": "library",
+        "mode": "repair",
+    }
+    fixes = {p.attributes["kind"]: p.value for p in otel.points("toolpair.fixes")}
+    assert fixes == {"synthetic_result": 3, "orphan_result_dropped": 1}
+    [duration] = otel.points("toolpair.repair.duration")
+    assert duration.count == 2 and duration.sum > 0
+
+
+def test_no_span_is_created_without_a_current_span_unless_asked(otel: Otel) -> None:
+    toolpair.repair(dangling(), "anthropic")
+    assert otel.finished() == []
+    assert otel.points("toolpair.repairs")[0].value == 1  # the metrics still count it
+    inst = ToolpairInstrumentor()
+    inst.uninstrument()
+    inst.instrument(
+        tracer_provider=otel.tracer_provider,
+        meter_provider=otel.meter_provider,
+        create_span=True,
+    )
+    toolpair.repair(dangling(), "anthropic")
+    [span] = otel.finished()
+    assert span.name == "toolpair.repair"
+    assert [e.name for e in span.events] == ["toolpair.repair"]
+
+
+def test_instrument_is_idempotent_and_uninstrument_leaves_nothing() -> None:
+    o = Otel()
+    inst = ToolpairInstrumentor()
+    assert inst is ToolpairInstrumentor()  # one per process, as the contrib instrumentors
+    before = events._subscribers
+    inst.instrument(tracer_provider=o.tracer_provider, meter_provider=o.meter_provider)
+    inst.instrument(tracer_provider=o.tracer_provider, meter_provider=o.meter_provider)
+    assert inst.is_instrumented_by_opentelemetry
+    with o.tracer.start_as_current_span("twice"):
+        toolpair.repair(dangling(), "anthropic")
+    assert len(o.repair_events()) == 1
+    inst.uninstrument()
+    inst.uninstrument()
+    assert events._subscribers == before
+    assert not inst.is_instrumented_by_opentelemetry
+    o.spans.clear()
+    with o.tracer.start_as_current_span("after"):
+        toolpair.repair(dangling(), "anthropic")
+    [span] = o.finished()
+    assert span.events == () or list(span.events) == []
+    assert "gen_ai.conversation.compacted" not in (span.attributes or {})
+
+
+def test_compaction_is_one_event_with_dropped_content(otel: Otel) -> None:
+    history = [
+        *dangling(),
+        {"role": "assistant", "content": "a" * 4000},
+        {"role": "user", "content": "b" * 4000},
+        {"role": "assistant", "content": "c"},
+        {"role": "user", "content": "last"},
+    ]
+    with otel.tracer.start_as_current_span("compact"):
+        out = toolpair.trim(history, max_tokens=200, provider="anthropic")
+    assert out.evicted
+    [event] = otel.repair_events()
+    a = dict(event.attributes or {})
+    assert a["toolpair.source"] == "compaction"
+    assert "unit_evicted" in a["toolpair.fix.kinds"]
+    assert a["toolpair.content_dropped"] is True
+    [span] = otel.finished()
+    assert (span.attributes or {})["gen_ai.conversation.compacted"] is True
+
+
+def test_the_command_line_is_one_event_per_history(otel: Otel, tmp_path: Path) -> None:
+    f = tmp_path / "h.json"
+    f.write_text(json.dumps(dangling(2)))
+    with otel.tracer.start_as_current_span("cli"):
+        assert main(["repair", str(f), "--provider", "anthropic", "-o", str(tmp_path / "o")]) == 0
+    [event] = otel.repair_events()
+    a = dict(event.attributes or {})
+    assert a["toolpair.source"] == "cli" and a["toolpair.fix.count"] == 2
