@@ -31,6 +31,9 @@ V_EMPTY = (
 
 class Vertex(Gemini):
     name = "vertex"
+    # Mixed response turns and id fields are refused here and not by Gemini's no-op
+    # checker: the full path.
+    fast_path = False
     missing_signature_text = V_SIGNATURE
     empty_parts_text = V_EMPTY
     # Function responses and the user's own content go in separate turns.
