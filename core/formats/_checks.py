@@ -23,8 +23,6 @@ from toolpair.formats._common import content_is_empty
 #: ``(messages, ctx, frag) -> True`` (certainly valid) or None/False (the full path).
 Checker = Callable[[Sequence[Any], Context, "Frag | None"], "bool | None"]
 
-_BEDROCK_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}").fullmatch
-_MISTRAL_ID = re.compile(r"[a-zA-Z0-9]{9}").fullmatch
 _NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}").fullmatch
 _ANTHROPIC_PLAIN = frozenset({"text", "image", "document"})
 _ROLES = frozenset({"user", "assistant", "system", "developer"})
@@ -237,7 +235,7 @@ def _bedrock(
             for b in content:
                 if "toolUse" in b:
                     i = b["toolUse"]["toolUseId"]
-                    if i in seen or type(i) is not str or not _BEDROCK_ID(i):
+                    if i in seen or type(i) is not str:
                         return None
                     seen.add(i)
                     if calls is None:
@@ -289,6 +287,9 @@ def _bedrock(
             pending = None
     if pending is not None:
         return None
+    # Ids are [a-zA-Z0-9_-]{1,64}: checked over all of them at once, not one regex each.
+    if not anthropic_ids_ok(seen) or (seen and max(map(len, seen)) > 64):
+        return None
     if tools and ctx.tool_config is False:
         return None
     if frag is not None and not frag.accept(seen, thought):
@@ -303,6 +304,7 @@ def _chat(
     n = len(msgs)
     prev = (frag.prev_role or "") if frag is not None else ""
     answered: list[str] = []  # calls answered in full, for a fragment's ``seen``
+    names: set[str] = set()  # tool names already found well formed
     while i < n:
         m = msgs[i]
         role = m["role"]
@@ -336,8 +338,15 @@ def _chat(
             cid = c["id"]
             if type(cid) is not str or not cid or len(cid) > 40:
                 return None
-            if mistral and (not _MISTRAL_ID(cid) or not _NAME(c["function"]["name"])):
-                return None
+            if mistral:
+                # 9 ASCII alphanumerics; a tool name from a handful, checked once each.
+                if len(cid) != 9 or not cid.isascii() or not cid.isalnum():
+                    return None
+                name = c["function"]["name"]
+                if name not in names:
+                    if type(name) is not str or not _NAME(name):
+                        return None
+                    names.add(name)
             ids.add(cid)
         if len(ids) != len(calls):
             return None
@@ -466,6 +475,23 @@ def _same(a: list[Any], b: list[Any]) -> bool:
 
 
 def gemini(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    return _gemini(msgs, ctx, frag, False, True)
+
+
+def vertex(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Vertex AI's v1 API (the strict set): Gemini's rules, a turn answering calls
+    holds nothing else, and no call or response carries an id."""
+    return _gemini(msgs, ctx, frag, True, False)
+
+
+def vertex_ids(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Vertex AI with a named model (v1beta1 takes ids)."""
+    return _gemini(msgs, ctx, frag, True, True)
+
+
+def _gemini(
+    msgs: Sequence[Any], ctx: Context, frag: Frag | None, results_only: bool, ids_ok: bool
+) -> bool | None:
     if ctx.thought_signatures:
         return None
     pending: list[Any] = []  # the names of the last call turn's calls
@@ -490,12 +516,18 @@ def gemini(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool 
                 call = p["functionCall"]
                 names.append(call["name"])
                 ids.append(call.get("id"))
+                if not ids_ok and "id" in call:
+                    return None
             elif "functionResponse" in p:
                 resp = p["functionResponse"]
                 answers.append(resp["name"])
                 answer_ids.append(resp.get("id"))
+                if not ids_ok and "id" in resp:
+                    return None
             elif "function_call" in p or "function_response" in p:
                 return None
+        if results_only and answers and len(answers) != len(parts):
+            return None
         if role == "model":
             if pending or answers or (names and prev == "model"):
                 return None

@@ -74,7 +74,11 @@ class GeminiCodec(WireCodec):
     shape: Shape = "blocks"
     #: The key of the content list inside a request body.
     body_key = "contents"
-    checks: ClassVar[Mapping[str, Checker]] = {"gemini": _checks.gemini}
+    checks: ClassVar[Mapping[str, Checker]] = {
+        "gemini": _checks.gemini,
+        "vertex": _checks.vertex,
+        "vertex-ids": _checks.vertex_ids,
+    }
     starts = Codec.starts
 
     def side(self, native: Any) -> str:

@@ -31,9 +31,8 @@ V_EMPTY = (
 
 class Vertex(Gemini):
     name = "vertex"
-    # Mixed response turns and id fields are refused here and not by Gemini's no-op
-    # checker: the full path.
-    fast_path = False
+    # Gemini's checker, and mixed response turns and id fields refused (the v1 API).
+    fast_key = "vertex"
     missing_signature_text = V_SIGNATURE
     empty_parts_text = V_EMPTY
     # Function responses and the user's own content go in separate turns.
@@ -48,7 +47,11 @@ class Vertex(Gemini):
         base = super().for_model(model)
         hit = _NAMED.get(type(base))
         if hit is None:
-            cls = type(type(base).__name__ + "Named", (type(base),), {"ids_allowed": True})
+            cls = type(
+                type(base).__name__ + "Named",
+                (type(base),),
+                {"ids_allowed": True, "fast_key": "vertex-ids"},
+            )
             hit = _NAMED[type(base)] = cls()
         return hit
 

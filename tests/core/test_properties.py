@@ -93,6 +93,7 @@ def test_saved_regressions(path: Path) -> None:
 CHECKERS = sorted((name, k) for name, c in CODECS.items() for k in c.checks)
 
 FAMILY_CHECKERS = {
+    "vertex-ids": ("vertex", "gemini-2.5-flash"),
     "bedrock-claude": ("bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0"),
     "bedrock-claude4": ("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
 }
@@ -130,16 +131,22 @@ def test_fast_path_never_hides_a_violation(
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 @FUZZ
-@given(case=defective(), fmt=st.sampled_from(FORMATS), repaired=st.booleans())
+@given(
+    case=defective(),
+    fmt=st.sampled_from(FORMATS),
+    repaired=st.booleans(),
+    gemini_ids=st.booleans(),
+    model=st.sampled_from([None, "gemini-2.5-flash", "deepseek-chat"]),
+)
 def test_no_provider_gets_a_fast_path_that_hides_a_violation(
-    provider: str, case: Any, fmt: str, repaired: bool
+    provider: str, case: Any, fmt: str, repaired: bool, gemini_ids: bool, model: str | None
 ) -> None:
     # Every profile reaches a checker by its own name or its API's (`Profile.checker`):
     # hosts and families included, on every wire format, the verdict must hold.
-    history = render(case[0], fmt)
+    history = render(case[0], fmt, gemini_ids)
     if repaired:
-        history = toolpair.repair(history, provider, format=fmt).messages
-    p = parse(history, provider, fmt, {})
+        history = toolpair.repair(history, provider, model=model, format=fmt).messages
+    p = parse(history, provider, fmt, {}, model)
     if p.certainly_valid():
         assert p.profile.rules(p.messages, p.ctx) == []
 
