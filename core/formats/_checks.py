@@ -533,7 +533,9 @@ def _gemini(
                 return None
         elif role in ("user", "function"):
             # With ids on both halves they pair by id, otherwise by name (G2, G7).
-            if all(type(i) is str and i for i in pending_ids + answer_ids):
+            if not pending and not answers:
+                pass  # nothing to pair (the common user turn)
+            elif all(type(i) is str and i for i in pending_ids + answer_ids):
                 if not _same(answer_ids, pending_ids):
                     return None
                 answered += pending_ids
