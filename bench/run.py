@@ -454,6 +454,43 @@ def _reads(history: list[Any]) -> None:
                 len(b["text"])
 
 
+#: Every provider profile, on a valid history in the wire format it speaks (with a
+#: model where the generated history is that family's: Claude's text beside its tool use
+#: behind Converse; ids on Vertex, which a model naming v1beta1 takes).
+NOOP_PROVIDERS: dict[str, tuple[str, str | None]] = {
+    "anthropic": ("anthropic", None),
+    "bedrock": ("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    "openai": ("openai", None),
+    "openai-responses": ("openai-responses", None),
+    "gemini": ("gemini", None),
+    "mistral": ("mistral", None),
+    "deepseek": ("openai", None),
+    "deepseek-responses": ("openai-responses", None),
+    "vertex": ("gemini", "gemini-2.5-flash"),
+}
+
+
+def noop_rows(n: int, repeats: int) -> list[Row]:
+    """repair of a valid history, per provider: what every request pays."""
+    progress("no-op repair, per provider")
+    rows = []
+    for provider, (fmt, model) in NOOP_PROVIDERS.items():
+        valid = H.wire(fmt, n)
+        sizes = f"{len(valid)} {fmt} messages, {len(json.dumps(valid)) / 1e6:.1f} MB JSON"
+        left = toolpair.validate(valid, provider, model=model, format=fmt)
+        rows.append(
+            Row(
+                f"repair, valid history (no-op), {provider}"
+                f"{f', model={model!r}' if model else ''} / json.dumps",
+                sizes,
+                ratio(_repair(valid, fmt, provider, model), dumps(valid), 2 * repeats),
+                "<= 0.10",
+                note=f"{len(left)} violations: not a no-op" if left else "",
+            )
+        )
+    return rows
+
+
 def wire_rows(n: int, repeats: int) -> list[Row]:
     rows = []
     progress("wire formats")
@@ -679,8 +716,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--framework-json", help=argparse.SUPPRESS)
     parser.add_argument("--langgraph-only", action="store_true", help="only the LangGraph rows")
+    parser.add_argument(
+        "--noop-only", action="store_true", help="only the per-provider no-op repair rows"
+    )
     args = parser.parse_args(argv)
     repeats = args.repeats or (3 if args.quick else 5)
+    if args.noop_only:
+        print(table(noop_rows(10_000, repeats)))
+        return 0
     if args.langgraph_only:
         print(table(langgraph_rows(2_000, repeats)))
         return 0
@@ -691,6 +734,7 @@ def main(argv: list[str] | None = None) -> int:
     big = 20_000 if args.quick else 100_000
     start = time.perf_counter()
     rows = wire_rows(10_000, repeats)
+    rows += noop_rows(10_000, repeats)
     rows += scaling_rows(1_000, big, repeats)
     rows.append(trim_row(10_000, max(3, repeats // 2)))
     for name in FRAMEWORK_BENCH:

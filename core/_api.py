@@ -25,7 +25,7 @@ from toolpair.engine.named import named
 from toolpair.events import IDS_SHOWN as IDS_SHOWN
 from toolpair.events import printable as printable
 from toolpair.events import shown_ids as shown_ids
-from toolpair.formats import LIST_KEYS, detect, get_codec, thinking_on
+from toolpair.formats import detect, get_codec, thinking_on
 from toolpair.providers import Context, Profile, get_profile
 
 logger = logging.getLogger("toolpair")
@@ -93,11 +93,6 @@ class Transcripts:
 TRANSCRIPTS = Transcripts()
 
 
-def _body_context(body: Mapping[str, Any], codec: Codec) -> dict[str, Any]:
-    read = getattr(codec, "body_context", None)
-    return dict(read(body)) if read is not None else {}
-
-
 def parse(
     history: Any,
     provider: str,
@@ -118,34 +113,26 @@ def parse(
         # An agent's session file: the wire messages its agent sends on resume.
         history, format = TRANSCRIPTS.read(format, history)
     codec = get_codec(format if format is not None else detect(history, provider))
-    if (
-        format is None
-        and getattr(codec, "skips_unknown", False)
-        and not isinstance(history, Mapping)
-    ):
+    if format is None and codec.skips_unknown and not isinstance(history, Mapping):
         _judged_guard(history, codec.name)
     body: Mapping[str, Any] | None = None
     key = ""
     ctx_values: dict[str, Any] = {}
     if isinstance(history, Mapping):
         body = history
-        key = getattr(codec, "body_key", None) or LIST_KEYS.get(codec.name, "messages")
+        key = codec.body_key
         if key not in body:
             raise InvalidHistory(f"request body has no {key!r} list")
         raw = body[key]
-        ctx_values.update(_body_context(body, codec))
+        ctx_values.update(codec.body_context(body))
     else:
         raw = history
     if isinstance(raw, str | bytes) or not isinstance(raw, Sequence):
         raise InvalidHistory(f"history must be a list of messages, not {type(raw).__name__}")
     ctx_values.update(context)
-    implied = getattr(codec, "implied_context", None)
-    if implied is not None:
-        ctx_values.update(implied(context))
+    ctx_values.update(codec.implied_context(context))
     ctx = Context(shape=codec.shape, format=codec.name, model=model, **ctx_values)
-    sends_blank = getattr(codec, "sends_blank_text", None)
-    if sends_blank is not None:
-        ctx.sends_blank = partial(sends_blank, provider=provider)
+    ctx.sends_blank = partial(codec.sends_blank_text, provider=provider)
     if isinstance(ctx.thinking, Mapping):
         ctx.thinking = thinking_on(ctx.thinking)
     return Parsed(body, key, raw, codec, profile, ctx)
@@ -293,8 +280,7 @@ def _thinking_off(
 
     if p.body is None or not any(v.code.endswith(".thinking_not_first") for v in left):
         return shaped, left
-    off = getattr(p.codec, "without_thinking", None)
-    body = off(shaped) if off is not None else None
+    body = p.codec.without_thinking(shaped)
     if body is None:
         return shaped, left
     ctx = replace(p.ctx, thinking=False)

@@ -8,9 +8,9 @@ block kinds, ids, order. Content is never parsed beyond that.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -86,73 +86,213 @@ class Message:
     index: int
 
 
-@runtime_checkable
-class Codec(Protocol):
+@dataclass(slots=True)
+class Context:
+    """What some rules need beyond the messages. None means unknown: a rule that needs
+    an unknown fact does not fire."""
+
+    thinking: bool | None = None
+    tool_config: bool | None = None
+    previous_response_id: str | None = None
+    store: bool | None = None
+    thought_signatures: bool = False
+    tokenizer_version: int = 13
+    tools: Sequence[Any] | None = None
+    shape: str = "blocks"
+    format: str = ""
+    #: From the codec's ``sends_blank_text``: whether its formatter sends a blank text
+    #: block as it stands (blank-text rules judge only those); None: it does not say.
+    sends_blank: Callable[[Any], bool | None] | None = None
+    #: The model the request goes to (given, or named by the body or the path).
+    model: str | None = None
+    #: The model that produced each thought signature (Gemini), as a signature cache or
+    #: a framework's record of each response knows it: ``{signature: model}``.
+    signature_models: Mapping[str, str] | None = None
+
+
+@dataclass(slots=True)
+class Frag:
+    """A fragment of a longer history (see `toolpair.engine.chunked`): where it sits, and the
+    role the message before it had. ``seen`` is shared by every fragment: a checker
+    that finds its fragment clean adds the fragment's call ids to it (each answered
+    inside the fragment, so they are its result ids too); the providers that want ids
+    unique conversation-wide also refuse a fragment reusing one."""
+
+    first: bool
+    last: bool
+    prev_role: str | None
+    seen: set[str]
+    #: Whether a clean fragment holds thinking (None: the checker does not say). Only
+    #: thinking can be invalidated by an edit earlier in the history (H4), and only
+    #: then is a look over the whole result worth its cost.
+    thinking: bool | None = None
+
+    def accept(self, ids: Sequence[str] | set[str], thinking: bool | None = None) -> bool:
+        """Record a fragment its checker found clean: its call ids (each answered inside
+        it) join ``seen``. False where an id repeats, inside the fragment or across
+        fragments: the caller then returns None, and the fragment is not clean."""
+        new = set(ids)
+        if len(new) != len(ids) or not self.seen.isdisjoint(new):
+            return False
+        self.seen |= new
+        self.thinking = thinking
+        return True
+
+
+class Codec:
     """Reads and writes one message format. A codec never mutates its input.
+
+    A format is a subclass: the six methods without a body are what every codec does;
+    every other hook has a default that says "this format does not do that", so the
+    engine, the API and compaction call hooks directly and never ask whether a codec
+    has one. A new wire format is one module defining one subclass.
 
     ``build`` is only called for messages a pass changed or created; untouched messages
     are handed back as ``template.native`` by the engine without calling the codec.
-
-    A codec may also define ``certainly_valid(messages, provider, ctx) -> bool | None``:
-    one pass over the native messages, without decoding, that returns True only where
-    ``provider``'s full rules would find nothing (anything else takes the full path).
-    Repair runs on every request and nearly every history is already valid, so this is
-    what a request normally pays.
-
-    A codec that also defines ``side(native) -> "a" | "u"`` (assistant side or not) has
-    long broken histories repaired in pieces, as the wire formats do (`toolpair.engine.chunked`):
-    only the exchanges its checker cannot clear are decoded. Its ``certainly_valid``
-    then takes a fourth argument, ``frag`` (a `toolpair.engine.fast.Frag`, or None for a whole
-    history), and given one checks the messages as a fragment of a longer history:
-    rules on the first or last message apply only where ``frag.first``/``frag.last``
-    say so; a fragment that is not first follows a user-side message; on returning True
-    it adds the fragment's call ids (each answered inside it) to ``frag.seen``, where the
-    provider wants ids unique refuses a fragment reusing one already there, and sets
-    ``frag.thinking`` to whether the fragment holds thinking.
-
-    A wire codec may read a whole request body too: ``body_key`` names its message list
-    (``messages``, ``input``, ``contents``), ``body_context(body) -> dict`` gives what a
-    rule needs from the rest of the body (thinking, toolConfig, previous_response_id,
-    store, tools), and ``without_thinking(body) -> dict | None`` the body sent with
-    thinking off (None where the format cannot turn it off);
-    ``implied_context(context) -> dict`` what the context keywords imply for its body (a
-    Bedrock ``tools`` list is a toolConfig); ``skips_unknown = True`` says that items of
-    an unknown type are skipped rather than refused, so a detected list it explains
-    nothing of gets no verdict. Parsing asks the codec, so a new format brings its own
-    body with it.
-
-    A framework codec should define ``sends_blank_text(block, provider) -> bool``: whether
-    the framework's own formatter for ``provider`` sends that empty or whitespace-only
-    text block as it stands, rather than dropping it. Anthropic rejects blank text (A10),
-    and formatters differ on which blank text they drop; without it only content block
-    dicts count as sent.
     """
 
     name: str
     shape: Shape
 
-    def decode(self, messages: Sequence[Any]) -> list[Message]: ...
+    # -- reading and writing (every codec) ------------------------------------------
+
+    def decode(self, messages: Sequence[Any]) -> list[Message]:
+        raise NotImplementedError
 
     def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
         """A native message with these blocks. ``template`` is the message this one
         descends from (copy its other fields); None for a message toolpair creates."""
-        ...
+        raise NotImplementedError
 
     def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
         """A result block answering ``call`` whose content is the plain text ``text``."""
-        ...
+        raise NotImplementedError
 
     def make_text(self, text: str, role: Role) -> Block:
         """A text block for a message of ``role``."""
-        ...
+        raise NotImplementedError
 
     def with_id(self, block: Block, new_id: str) -> Block:
         """A copy of a call or result block carrying ``new_id``."""
-        ...
+        raise NotImplementedError
 
     def result_as_text(self, block: Block) -> Block:
         """A text block standing for a result block (the orphan-as-text policy)."""
-        ...
+        raise NotImplementedError
+
+    # -- the no-op path ---------------------------------------------------------------
+
+    #: Whether ``side`` tells the two sides of a conversation apart, so that a long
+    #: broken history is repaired in pieces (`toolpair.engine.chunked`): only the
+    #: exchanges ``certainly_valid`` cannot clear are decoded.
+    splits: ClassVar[bool] = False
+    #: Whether ``thinking_in`` reads thinking off a native message (the pieces' H4 scan
+    #: over the whole history); otherwise a piece with thinking takes the full path.
+    reads_thinking: ClassVar[bool] = False
+
+    def certainly_valid(
+        self, messages: Sequence[Any], checker: str, ctx: Context, frag: Frag | None = None
+    ) -> bool | None:
+        """One pass over the native messages, without decoding, that returns True only
+        where the full rules of the profile whose no-op checker is named ``checker``
+        (`Profile.checker`) would find nothing; None or False sends the history down
+        the full path. Repair runs on every request and nearly every history is already
+        valid, so this is what a request normally pays. The default knows no checker.
+
+        Given ``frag``, checks the messages as a fragment of a longer history: rules on
+        the first or last message apply only where ``frag.first``/``frag.last`` say so;
+        a fragment that is not first follows a user-side message; on returning True it
+        calls ``frag.accept`` with the fragment's call ids (each answered inside it)."""
+        return None
+
+    def knows(self, checker: str) -> bool:
+        """Whether ``certainly_valid`` has a checker of that name (where ``splits`` is
+        set: pieces are not worth cutting where no piece can be cleared)."""
+        return False
+
+    def side(self, native: Any) -> str:
+        """``"a"`` for a message on the assistant side, ``"u"`` otherwise (read where
+        ``splits`` is set). A piece boundary falls where an assistant turn starts after a
+        user-side message."""
+        return "u"
+
+    def starts(self, messages: Sequence[Any]) -> list[int]:
+        """Where each exchange starts: an assistant-side message after a user-side one."""
+        a = [self.side(m) == "a" for m in messages]
+        return [0] + [i for i in range(1, len(messages)) if a[i] and not a[i - 1]]
+
+    def role_before(self, native: Any) -> str | None:
+        """The role a fragment's checker is told the message before it had."""
+        return "user"
+
+    def thinking_in(self, native: Any) -> bool:
+        """Whether a native message holds thinking bound to its prefix (read where
+        ``reads_thinking`` is set)."""
+        return False
+
+    # -- a whole request body (wire formats) ------------------------------------------
+
+    #: The body key holding the message list.
+    body_key: ClassVar[str] = "messages"
+    #: Items of an unknown type are skipped rather than refused: a detected list it
+    #: explains nothing of gets no verdict.
+    skips_unknown: ClassVar[bool] = False
+
+    def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """What a rule needs from the rest of the body (thinking, toolConfig,
+        previous_response_id, store, tools)."""
+        return {}
+
+    def implied_context(self, context: Mapping[str, Any]) -> dict[str, Any]:
+        """What the context keywords imply for its body (a Bedrock ``tools`` list is a
+        toolConfig)."""
+        return {}
+
+    def without_thinking(self, body: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The body sent with thinking off; None where the format cannot turn it off."""
+        return None
+
+    def judges(self, item: Mapping[str, Any]) -> bool:
+        """Whether the rules read this item of a message list (coverage): an item of a
+        type the format does not know is skipped, and counted as such."""
+        t = item.get("type")
+        return "role" in item or not isinstance(t, str)
+
+    # -- a framework's formatter -----------------------------------------------------
+
+    def sends_blank_text(self, block: Block, provider: str) -> bool | None:
+        """Whether the framework's own formatter for ``provider`` sends that empty or
+        whitespace-only text block as it stands, rather than dropping it. Anthropic
+        rejects blank text (A10) and formatters differ on which blank text they drop.
+        None (the default): only content block dicts count as sent."""
+        return None
+
+    # -- editing (repair's passes and compaction) ------------------------------------
+    # A hook returning None, or raising NotImplementedError, says the format cannot.
+
+    def without_id(self, block: Block) -> Block | None:
+        """A call or result with its id removed (hosts that accept none)."""
+        return None
+
+    def without_item_id(self, block: Block) -> Block | None:
+        """A call without its secondary item id (a Responses ``fc_`` id)."""
+        return None
+
+    def with_signature(self, block: Block, signature: str) -> Block | None:
+        """A call carrying this thought signature (Gemini)."""
+        return None
+
+    def content_of(self, block: Block) -> Any:
+        """A result's content."""
+        raise NotImplementedError
+
+    def with_content(self, block: Block, text: str) -> Block:
+        """A result whose content is the plain text ``text``."""
+        raise NotImplementedError
+
+    def without_input(self, block: Block) -> Block:
+        """A call with its arguments emptied."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True, slots=True)

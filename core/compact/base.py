@@ -319,11 +319,18 @@ def finish(
     )
 
 
-def codec_method(codec: Codec, name: str, operation: str) -> Callable[..., Any]:
-    fn = getattr(codec, name, None)
-    if not callable(fn):
-        raise UnsupportedCodec(codec, name, operation)
-    return fn  # type: ignore[no-any-return]
+def codec_method(codec: Codec, fn: Callable[..., Any], operation: str) -> Callable[..., Any]:
+    """The codec's editing hook ``fn``, raising `UnsupportedCodec` where the format does
+    not have it (the `Codec` default raises NotImplementedError)."""
+    name = fn.__name__
+
+    def call(*args: Any) -> Any:
+        try:
+            return fn(*args)
+        except NotImplementedError:
+            raise UnsupportedCodec(codec, name, operation) from None
+
+    return call
 
 
 def rebuild(

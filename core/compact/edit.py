@@ -159,7 +159,7 @@ def clear_tool_results(
             if _content_text(_content(p.codec, b, "clear_tool_results")) == placeholder:
                 continue
             with_content = with_content or codec_method(
-                p.codec, "with_content", "clear_tool_results"
+                p.codec, p.codec.with_content, "clear_tool_results"
             )
             _, j = positions[id(b)]
             edits.setdefault(at, {})[j] = with_content(b, placeholder)
@@ -175,7 +175,7 @@ def clear_tool_results(
             not isinstance(clear_inputs, bool) and name is not None and name in clear_inputs
         ):
             without_input = without_input or codec_method(
-                p.codec, "without_input", "clear_tool_results"
+                p.codec, p.codec.without_input, "clear_tool_results"
             )
             new = without_input(pair.call)
             if new is not pair.call:
@@ -202,7 +202,7 @@ def clear_tool_results(
 
 
 def _content(codec: Codec, block: Block, operation: str) -> Any:
-    return codec_method(codec, "content_of", operation)(block)
+    return codec_method(codec, codec.content_of, operation)(block)
 
 
 # --------------------------------------------------------------------------- prune
@@ -303,7 +303,7 @@ def prune(
     if shape == "items":
         _orphaned_reasoning(p, gone, fixes)
     edits: dict[int, dict[int, Block | None]] = {}
-    strip = getattr(p.codec, "without_item_id", None)
+    strip = p.codec.without_item_id
     orphaned_run = False  # inside the run of items a removed reasoning item produced
     for m in msgs:
         e: dict[int, Block | None] = {j: None for j, b in enumerate(m.blocks) if id(b) in gone}
@@ -323,12 +323,12 @@ def prune(
         elif (
             shape == "items"
             and orphaned_run
-            and strip is not None
             and len(left) == 1
             and left[0].kind == "call"
             and left[0].item_id is not None
+            and (bare := strip(left[0])) is not None
         ):
-            e[0] = strip(left[0])
+            e[0] = bare
             fixes.append(
                 Fix(
                     "item_id_dropped",
@@ -488,7 +488,7 @@ def offload(
             size = len(text.encode("utf-8"))
             if size <= threshold_bytes:
                 continue
-            with_content = codec_method(p.codec, "with_content", "offload")
+            with_content = codec_method(p.codec, p.codec.with_content, "offload")
             digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
             locator = store.put(f"{b.id or b.name or 'result'}-{digest}", text)
             head = text[:head_chars]

@@ -15,13 +15,13 @@ takes the full path instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from toolpair._model import Codec, Fix, InvalidHistory, Message, Policy
 from toolpair._view import pid
 from toolpair.engine import passes
-from toolpair.engine.fast import CHECKERS, Frag, certainly_valid
+from toolpair.engine.fast import MALFORMED, Frag, certainly_valid
 from toolpair.providers import Context, Profile
 
 #: Histories shorter than this take the full path: the bookkeeping would not pay.
@@ -38,76 +38,8 @@ _LAST_ONLY = frozenset(
 )
 
 
-def _chat_side(m: Any) -> str:
-    return "a" if type(m) is dict and m.get("role") == "assistant" else "u"
-
-
-_USER_ITEMS = frozenset(
-    {
-        "function_call_output",
-        "custom_tool_call_output",
-        "local_shell_call_output",
-        "shell_call_output",
-        "apply_patch_call_output",
-        "program_output",
-    }
-)
-
-
-def _gemini_side(m: Any) -> str:
-    return "a" if type(m) is dict and m.get("role") == "model" else "u"
-
-
-def _responses_side(m: Any) -> str:
-    if type(m) is not dict:
-        return "u"
-    t = m.get("type")
-    if t in _USER_ITEMS:
-        return "u"
-    if t is None or t == "message":
-        return "a" if m.get("role") == "assistant" else "u"
-    return "a"
-
-
-#: Which side of the conversation a native message is on. A piece boundary falls where
-#: an assistant turn starts after a user-side one: in a valid history every call and
-#: its results sit between two such boundaries.
-SIDES: dict[str, Callable[[Any], str]] = {
-    "anthropic": _chat_side,
-    "bedrock": _chat_side,
-    "openai": _chat_side,
-    "mistral": _chat_side,
-    "openai-responses": _responses_side,
-    "gemini": _gemini_side,
-}
-
-
-def _starts(raw: Sequence[Any], side: Callable[[Any], str]) -> list[int]:
-    """Where each exchange starts: an assistant-side message after a user-side one."""
-    if side is _chat_side:
-        try:
-            # The common case in one comprehension; anything odd goes message by message.
-            a = [m["role"] == "assistant" for m in raw if type(m) is dict]
-        except KeyError:
-            a = []
-        if len(a) != len(raw):
-            a = [side(m) == "a" for m in raw]
-    else:
-        a = [side(m) == "a" for m in raw]
-    return [0] + [i for i in range(1, len(raw)) if a[i] and not a[i - 1]]
-
-
 #: Exchanges checked together before a failing run is split in halves.
 _RUN = 8
-
-
-def _role(m: Any) -> str | None:
-    if type(m) is not dict:
-        return None
-    if m.get("type") in _USER_ITEMS:
-        return "tool"
-    role = m.get("role")
-    return role if isinstance(role, str) else None
 
 
 def repair(
@@ -121,28 +53,22 @@ def repair(
 ) -> tuple[list[Any], list[Fix], dict[str, str]] | None:
     """The repaired message list, fixes and id map; None means "take the full path".
     ``rules`` receives the codes of the violations the pieces were repaired for."""
-    side = SIDES.get(codec.name)
-    check = CHECKERS.get((codec.name, profile.checker))
-    framework = getattr(codec, "side", None)
-    if framework is not None:
-        # A framework codec that tells the sides apart and checks fragments itself.
-        side = framework
-        own = codec.certainly_valid  # type: ignore[attr-defined]
+    checker = profile.checker
 
-        def check(msgs: Sequence[Any], ctx: Context, frag: Frag) -> bool | None:
-            return own(msgs, profile.checker, ctx, frag)  # type: ignore[no-any-return]
+    def check(msgs: Sequence[Any], ctx: Context, frag: Frag) -> bool | None:
+        return codec.certainly_valid(msgs, checker, ctx, frag)
 
     if (
-        side is None
-        or check is None
+        not codec.splits
         or not profile.fast_path
+        or not codec.knows(checker)
         or len(raw) < MIN_MESSAGES
         or policy.trailing == "keep"
         or policy.bound_thinking == "strip"
     ):
         return None
     try:
-        starts = _starts(raw, side)
+        starts = codec.starts(raw)
         n = len(starts)
         ends = [*starts[1:], len(raw)]
         clean = [False] * n
@@ -154,7 +80,7 @@ def repair(
             """Check exchanges lo..hi as one fragment; where that fails, each half."""
             nonlocal thinking
             a, b = starts[lo], ends[hi]
-            prev = None if not a else "user" if framework is not None else _role(raw[a - 1])
+            prev = codec.role_before(raw[a - 1]) if a else None
             frag = Frag(a == 0, b == len(raw), prev, seen)
             if check(raw[a:b], ctx, frag) is True:
                 clean[lo : hi + 1] = [True] * (hi + 1 - lo)
@@ -168,12 +94,12 @@ def repair(
         # few calls; a run that fails is split until its broken exchanges stand alone.
         for lo in range(0, n, _RUN):
             sweep(lo, min(lo + _RUN, n) - 1)
-    except (KeyError, TypeError, AttributeError, IndexError, ValueError):
+    except MALFORMED:
         return None  # malformed: the full path names it
     if all(clean):
         return None
-    if thinking and framework is not None:
-        return None  # the H4 scan below reads wire formats only
+    if thinking and not codec.reads_thinking:
+        return None  # the H4 scan below reads thinking off native messages
     # A piece is a run of exchanges the checker could not clear; where turns must
     # alternate, with the exchange after it, so a turn left at its end can merge.
     reach = 1 if profile.strict_alternation else 0
@@ -250,35 +176,26 @@ def repair(
         id_map.update(piece_map)
         changed = True
     out.extend(raw[pos:])
-    if not changed or not certainly_valid(codec, profile.checker, out, ctx):
+    if not changed or not certainly_valid(codec, checker, out, ctx):
         return None
-    if framework is not None:
+    if not codec.reads_thinking:
         if any(b.kind == "thinking" for _, _, msgs in pieces for m in msgs for b in m.blocks):
             return None  # thinking after an edit: the full path reports it (H4)
-    elif thinking or any(_thinking(m, codec.name) for m in pieces_out):
-        _prefix_binding(codec.name, raw, out, fixes)
+    elif thinking or any(codec.thinking_in(m) for m in pieces_out):
+        _prefix_binding(codec, raw, out, fixes)
     return out, fixes, id_map
 
 
-def _thinking(m: Any, fmt: str) -> bool:
-    content = m.get("content") if type(m) is dict else None
-    if type(content) is not list:
-        return False
-    if fmt == "anthropic":
-        return any(b.get("type") in ("thinking", "redacted_thinking") for b in content)
-    return fmt == "bedrock" and any("reasoningContent" in b for b in content)
-
-
-def _prefix_binding(fmt: str, raw: Sequence[Any], out: list[Any], fixes: list[Fix]) -> None:
+def _prefix_binding(codec: Codec, raw: Sequence[Any], out: list[Any], fixes: list[Fix]) -> None:
     """H4 over the whole history: thinking anywhere after the first edited message,
     which a piece on its own cannot see."""
-    if fmt not in ("anthropic", "bedrock") or any(f.kind == "prefix_binding" for f in fixes):
+    if any(f.kind == "prefix_binding" for f in fixes):
         return
     first = next(
         (k for k, (a, b) in enumerate(zip(raw, out, strict=False)) if a is not b),
         min(len(raw), len(out)),
     )
-    bound = sum(1 for m in out[first:] if _thinking(m, fmt))
+    bound = sum(1 for m in out[first:] if codec.thinking_in(m))
     if bound:
         fixes.append(
             Fix(

@@ -12,43 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolpair._model import InvalidHistory
+from toolpair._model import Codec, InvalidHistory
+from toolpair.formats import CODECS
+from toolpair.formats.responses import RESPONSES_KNOWN as RESPONSES_KNOWN
 
-#: Responses input item types the rules know (calls, outputs, messages, reasoning,
-#: server-side tool items).
-RESPONSES_KNOWN = frozenset(
-    {
-        "message",
-        "function_call",
-        "function_call_output",
-        "custom_tool_call",
-        "custom_tool_call_output",
-        "reasoning",
-        "web_search_call",
-        "file_search_call",
-        "computer_call",
-        "computer_call_output",
-        "image_generation_call",
-        "code_interpreter_call",
-        "local_shell_call",
-        "local_shell_call_output",
-        "shell_call",
-        "shell_call_output",
-        "apply_patch_call",
-        "apply_patch_call_output",
-        "mcp_call",
-        "mcp_list_tools",
-        "mcp_approval_request",
-        "mcp_approval_response",
-        "item_reference",
-        "compaction",
-        "tool_search_call",
-        "program",
-        "program_output",
-        "additional_tools",
-        "tool_search_output",
-    }
-)
 #: Unknown items outnumbering known ones by this factor count as "almost nothing judged".
 RATIO = 4
 
@@ -90,22 +57,19 @@ def _kind(item: Any) -> str:
     return f"type {t!r}" if isinstance(t, str) else "object"
 
 
+#: What a format not known by name judges: anything with a role, or without a type.
+_ANY = Codec()
+
+
 def coverage(items: Sequence[Any], format_name: str) -> Coverage:
     """Count the items of a message list that ``format_name`` reads as messages or known
     items, and the rest by kind."""
     cov = Coverage()
+    codec = CODECS.get(format_name) or _ANY
     for item in items:
         # What is not an object, or has no type, is the codec's to refuse with the
         # item's index; only items of a kind the rules skip are counted as skipped.
-        ok = True
-        if isinstance(item, Mapping):
-            t = item.get("type")
-            if format_name == "openai-responses":
-                ok = t in RESPONSES_KNOWN or not isinstance(t, str)
-            elif format_name == "gemini":
-                ok = "parts" in item or "role" in item or not isinstance(t, str)
-            else:
-                ok = "role" in item or not isinstance(t, str)
+        ok = codec.judges(item) if isinstance(item, Mapping) else True
         if ok:
             cov.judged += 1
         else:

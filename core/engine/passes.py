@@ -177,17 +177,26 @@ def _pair(st: _State, segs: list[tuple[str, list[Message]]]) -> None:
             st.fix("orphan_result_dropped", at, [b.id or b.name], "no call anywhere has this id")
 
 
+def _ids_removed(st: _State) -> bool:
+    """Calls and results without their ids, for a host that takes none; False where the
+    format cannot drop one (its ids are then made valid instead)."""
+    strip = st.codec.without_id
+    for c in st.calls:
+        if c.block.id is None:
+            continue
+        bare = strip(c.block)
+        if bare is None:
+            return False  # the format says so on its first id, before anything changed
+        st.renamed[id(c.block)] = bare
+        if c.result is not None:
+            st.renamed[id(c.result)] = strip(c.result) or c.result
+        st.fix("id_removed", c.msg, [c.block.id], "the host accepts no id on calls or results")
+    return True
+
+
 def _rewrite_ids(st: _State) -> None:
     profile = st.profile
-    strip = None if profile.ids_allowed else getattr(st.codec, "without_id", None)
-    if strip is not None:
-        for c in st.calls:
-            if c.block.id is None:
-                continue
-            st.renamed[id(c.block)] = strip(c.block)
-            if c.result is not None:
-                st.renamed[id(c.result)] = strip(c.result)
-            st.fix("id_removed", c.msg, [c.block.id], "the host accepts no id on calls or results")
+    if not profile.ids_allowed and _ids_removed(st):
         return
     taken: set[str] | None = None  # built on the first rename: most repairs have none
     seen: set[str] = set()
@@ -334,6 +343,14 @@ def _reorder_items(st: _State, outs: list[Out]) -> list[Out]:
     return [o for g in ordered for o in g]
 
 
+def _filled(codec: Codec, res: Block, policy: Policy) -> Block | None:
+    """An empty error result given the policy's text, where the format can say it."""
+    try:
+        return codec.with_content(res, policy.empty_error_text)
+    except NotImplementedError:
+        return None
+
+
 def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool) -> list[Out]:
     """The answering turn for ``calls``, then the user content that sat in ``zone``."""
     codec, policy = st.codec, st.policy
@@ -341,10 +358,10 @@ def _answer(st: _State, calls: list[_Call], zone: Sequence[Message], last: bool)
     for c in calls:
         if c.result is not None:
             res = st.r(c.result)
-            fill = getattr(codec, "with_content", None)
-            if res.is_error and res.empty and fill is not None:
+            filled = _filled(codec, res, policy) if res.is_error and res.empty else None
+            if filled is not None:
                 # A9/B7: an error result may not be empty.
-                res = fill(res, policy.empty_error_text)
+                res = filled
                 st.renamed[id(c.result)] = res
                 st.fix(
                     "error_result_filled",
@@ -726,9 +743,7 @@ def _idless_text(o: Out) -> bool:
 def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) -> list[Out]:
     """A function_call that lost the reasoning item before it loses its ``fc_`` id
     (which the API would tie to that reasoning item) and keeps its call_id."""
-    strip = getattr(st.codec, "without_item_id", None)
-    if strip is None:
-        return out
+    strip = st.codec.without_item_id
     needs = st.profile.fc_needs_reasoning
     had_reasoning: set[int] = set()
     for a, b in pairwise(inputs):
@@ -748,7 +763,10 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
             j -= 1
         if j >= 0 and out[j].blocks and out[j].blocks[0].kind == "reasoning":
             continue
-        out[k] = Out(o.role, [strip(blk)], o.template)
+        bare = strip(blk)
+        if bare is None:
+            return out  # the format has no item ids to drop
+        out[k] = Out(o.role, [bare], o.template)
         st.fix(
             "item_id_dropped",
             o.template.index if o.template else -1,
@@ -766,7 +784,7 @@ BYPASS_SIGNATURE = "skip_thought_signature_validator"
 def _signatures(st: _State, out: list[Out]) -> list[Out]:
     """Gemini 3: the first call of each model step in the current turn carries a
     thought signature. A call that never had one gets the documented bypass value."""
-    sign = getattr(st.codec, "with_signature", None)
+    sign = st.codec.with_signature
     start = 0
     for k in range(len(out) - 1, -1, -1):
         o = out[k]
@@ -782,10 +800,11 @@ def _signatures(st: _State, out: list[Out]) -> list[Out]:
             continue
         call = o.blocks[j]
         idx = o.template.index if o.template is not None else k
-        if sign is None:
+        signed = sign(call, BYPASS_SIGNATURE)
+        if signed is None:
             continue  # the format cannot carry one: the violation is reported unrepaired
         blocks = list(o.blocks)
-        blocks[j] = sign(call, BYPASS_SIGNATURE)
+        blocks[j] = signed
         out[k] = Out(o.role, blocks, o.template)
         st.fix(
             "signature_bypassed",

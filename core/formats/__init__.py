@@ -11,6 +11,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolpair._model import Codec, InvalidHistory
+from toolpair.formats._checks import Checker as Checker
+from toolpair.formats._checks import anthropic_ids_ok as anthropic_ids_ok
+from toolpair.formats._checks import blank as blank
 from toolpair.formats._common import ORPHAN_TEXT as ORPHAN_TEXT
 from toolpair.formats._common import content_is_empty as content_is_empty
 from toolpair.formats._common import stringify as stringify
@@ -34,12 +37,10 @@ CODECS: dict[str, Codec] = {
     )
 }
 
-#: The body key holding the message list, per format (each codec's ``body_key``; absent
-#: means ``messages``).
+#: The body key holding the message list, where it is not ``messages`` (each codec's
+#: ``body_key``).
 LIST_KEYS: dict[str, str] = {
-    name: getattr(c, "body_key", "messages")
-    for name, c in CODECS.items()
-    if getattr(c, "body_key", "messages") != "messages"
+    name: c.body_key for name, c in CODECS.items() if c.body_key != "messages"
 }
 
 _ANTHROPIC_TYPES = frozenset(
@@ -49,8 +50,13 @@ _BEDROCK_KEYS = frozenset({"toolUse", "toolResult", "reasoningContent", "cachePo
 
 
 def get_codec(format: str | Codec) -> Codec:
-    if not isinstance(format, str):
+    if isinstance(format, Codec):
         return format
+    if not isinstance(format, str):
+        raise TypeError(
+            f"format= takes a format name or a toolpair.Codec, not {type(format).__name__} "
+            "(a codec subclasses toolpair.Codec)"
+        )
     try:
         return CODECS[format]
     except KeyError:

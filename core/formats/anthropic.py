@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from toolpair._model import Block, InvalidHistory, Message, Role, Shape
+from toolpair.formats import _checks
+from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
@@ -19,6 +21,7 @@ from toolpair.formats._common import (
     stringify,
     thinking_on,
 )
+from toolpair.formats._wire import WireCodec
 
 # Claude Code 2.1 sends system-role messages inside ``messages``; they pair with nothing
 # and are read as system messages (the rules leave them out of the turns).
@@ -77,11 +80,18 @@ def decode_block(block: Any, index: int) -> Block:
     return Block("other", b, sub=str(t))
 
 
-class AnthropicCodec:
+class AnthropicCodec(WireCodec):
     name = "anthropic"
     shape: Shape = "blocks"
     #: The key of the message list inside a request body.
     body_key = "messages"
+    checks: ClassVar[Mapping[str, Checker]] = {"anthropic": _checks.anthropic}
+
+    def thinking_in(self, native: Any) -> bool:
+        content = native.get("content") if type(native) is dict else None
+        return type(content) is list and any(
+            b.get("type") in ("thinking", "redacted_thinking") for b in content
+        )
 
     def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """What a rule needs from the rest of the body: thinking and the tools."""

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from toolpair._model import Block, InvalidHistory, Message, Role, Shape
+from toolpair.formats import _checks
+from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
@@ -20,6 +22,7 @@ from toolpair.formats._common import (
     stringify,
     thinking_on,
 )
+from toolpair.formats._wire import WireCodec
 
 _ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 
@@ -59,11 +62,20 @@ def _decode_block(raw: Any, index: int) -> Block:
     return Block("other", b, sub=next(iter(b), None))
 
 
-class BedrockCodec:
+class BedrockCodec(WireCodec):
     name = "bedrock"
     shape: Shape = "blocks"
     #: The key of the message list inside a request body.
     body_key = "messages"
+    checks: ClassVar[Mapping[str, Checker]] = {
+        "bedrock": _checks.bedrock,
+        "bedrock-claude": _checks.bedrock_claude,
+        "bedrock-claude4": _checks.bedrock_claude4,
+    }
+
+    def thinking_in(self, native: Any) -> bool:
+        content = native.get("content") if type(native) is dict else None
+        return type(content) is list and any("reasoningContent" in b for b in content)
 
     def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Whether a toolConfig is sent, and thinking in the model's own fields."""

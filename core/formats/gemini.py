@@ -4,11 +4,13 @@ are optional (G7): without them a response pairs with a call by name and positio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
-from toolpair._model import Block, InvalidHistory, Message, Role, Shape
+from toolpair._model import Block, Codec, InvalidHistory, Message, Role, Shape
+from toolpair.formats import _checks
+from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     copy_with,
@@ -17,6 +19,7 @@ from toolpair.formats._common import (
     role_of,
     stringify,
 )
+from toolpair.formats._wire import WireCodec
 
 _ROLES: dict[str, Role] = {"user": "user", "model": "assistant", "function": "user"}
 
@@ -66,11 +69,23 @@ def _decode_part(raw: Any, index: int) -> Block:
     return Block("other", p)
 
 
-class GeminiCodec:
+class GeminiCodec(WireCodec):
     name = "gemini"
     shape: Shape = "blocks"
     #: The key of the content list inside a request body.
     body_key = "contents"
+    checks: ClassVar[Mapping[str, Checker]] = {
+        "gemini": _checks.gemini,
+        "vertex": _checks.vertex,
+        "vertex-ids": _checks.vertex_ids,
+    }
+    starts = Codec.starts
+
+    def side(self, native: Any) -> str:
+        return "a" if type(native) is dict and native.get("role") == "model" else "u"
+
+    def judges(self, item: Mapping[str, Any]) -> bool:
+        return "parts" in item or "role" in item or not isinstance(item.get("type"), str)
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []

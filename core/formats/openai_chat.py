@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 from toolpair._model import Block, InvalidHistory, Message, Role, Shape
+from toolpair.formats import _checks
+from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
@@ -20,6 +22,7 @@ from toolpair.formats._common import (
     stringify,
     thinking_on,
 )
+from toolpair.formats._wire import WireCodec
 
 _ROLES: dict[str, Role] = {
     "system": "system",
@@ -64,11 +67,12 @@ def _content_value(blocks: Sequence[Block]) -> Any:
     ]
 
 
-class OpenAIChatCodec:
+class OpenAIChatCodec(WireCodec):
     name = "openai"
     shape: Shape = "chat"
     #: The key of the message list inside a request body.
     body_key = "messages"
+    checks: ClassVar[Mapping[str, Checker]] = {"openai": _checks.openai, "mistral": _checks.mistral}
 
     def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """DeepSeek's thinking mode, switched on in the body (``thinking: {type:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
-from toolpair._model import Block, InvalidHistory, Message, Role, Shape
+from toolpair._model import Block, Codec, InvalidHistory, Message, Role, Shape
+from toolpair.formats import _checks
+from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
     ORPHAN_TEXT,
     content_is_empty,
@@ -18,6 +20,7 @@ from toolpair.formats._common import (
     require_mapping,
     stringify,
 )
+from toolpair.formats._wire import USER_ITEMS, WireCodec
 
 #: Client-executed call item types and the output type that answers each (openai-python
 #: 3.57 ``response_input_item_param``): Codex's own tools and Programmatic Tool Calling's
@@ -55,7 +58,44 @@ def _text_of(content: Any) -> str | None:
     return None
 
 
-class ResponsesCodec:
+#: Responses input item types the rules know (calls, outputs, messages, reasoning,
+#: server-side tool items).
+RESPONSES_KNOWN = frozenset(
+    {
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "reasoning",
+        "web_search_call",
+        "file_search_call",
+        "computer_call",
+        "computer_call_output",
+        "image_generation_call",
+        "code_interpreter_call",
+        "local_shell_call",
+        "local_shell_call_output",
+        "shell_call",
+        "shell_call_output",
+        "apply_patch_call",
+        "apply_patch_call_output",
+        "mcp_call",
+        "mcp_list_tools",
+        "mcp_approval_request",
+        "mcp_approval_response",
+        "item_reference",
+        "compaction",
+        "tool_search_call",
+        "program",
+        "program_output",
+        "additional_tools",
+        "tool_search_output",
+    }
+)
+
+
+class ResponsesCodec(WireCodec):
     name = "openai-responses"
     shape: Shape = "items"
     #: The key of the item list inside a request body.
@@ -63,6 +103,25 @@ class ResponsesCodec:
     #: Items of a type it does not know are skipped, not refused, and detection falls
     #: back to this format: a detected list it explains nothing of gets no verdict.
     skips_unknown = True
+    checks: ClassVar[Mapping[str, Checker]] = {
+        "openai-responses": _checks.responses,
+        "deepseek-responses": _checks.deepseek_responses,
+    }
+    starts = Codec.starts
+
+    def side(self, native: Any) -> str:
+        if type(native) is not dict:
+            return "u"
+        t = native.get("type")
+        if t in USER_ITEMS:
+            return "u"
+        if t is None or t == "message":
+            return "a" if native.get("role") == "assistant" else "u"
+        return "a"
+
+    def judges(self, item: Mapping[str, Any]) -> bool:
+        t = item.get("type")
+        return t in RESPONSES_KNOWN or not isinstance(t, str)
 
     def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """The server state the request names, and whether it is stored."""

@@ -5,37 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from toolpair._model import Context as Context
 from toolpair._model import Fix, Message, Policy, Violation
 
 _ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-@dataclass(slots=True)
-class Context:
-    """What some rules need beyond the messages. None means unknown: a rule that needs
-    an unknown fact does not fire."""
-
-    thinking: bool | None = None
-    tool_config: bool | None = None
-    previous_response_id: str | None = None
-    store: bool | None = None
-    thought_signatures: bool = False
-    tokenizer_version: int = 13
-    tools: Sequence[Any] | None = None
-    shape: str = "blocks"
-    format: str = ""
-    #: From a framework codec's ``sends_blank_text``: whether its formatter sends a blank
-    #: text block as it stands (blank-text rules judge only those).
-    sends_blank: Callable[[Any], bool] | None = None
-    #: The model the request goes to (given, or named by the body or the path).
-    model: str | None = None
-    #: The model that produced each thought signature (Gemini), as a signature cache or
-    #: a framework's record of each response knows it: ``{signature: model}``.
-    signature_models: Mapping[str, str] | None = None
 
 
 def digest(text: str, length: int, alphabet: str = _ALNUM) -> str:
@@ -79,13 +55,19 @@ class Profile:
     #: Whether the no-op checker of the API's strict profile may clear a history for
     #: this profile: true wherever this profile's rules are a subset of those.
     fast_path: ClassVar[bool] = True
-    #: The no-op checker to use, where a family has one of its own (default: the API's).
+    #: The no-op checker to use, where a family or host has one of its own (default: the
+    #: API's, the name of the profile this one derives from directly below `Profile`).
     fast_key: ClassVar[str | None] = None
 
     @property
     def checker(self) -> str:
-        """The name the no-op checkers know this profile by."""
-        return self.fast_key or self.name
+        """The name the no-op checkers know this profile by (`Codec.certainly_valid`)."""
+        if self.fast_key is not None:
+            return self.fast_key
+        for cls in type(self).__mro__:
+            if issubclass(cls, Profile) and Profile in cls.__bases__:
+                return cls.name
+        return self.name
 
     #: A host that reports a base API's rules under its own name: old prefix -> new.
     reports_as: ClassVar[dict[str, str]] = {}

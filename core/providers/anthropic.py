@@ -350,10 +350,13 @@ _TYPE_NAMES = {
 }
 
 
-def _sent_as_is(block: Block, wire: bool) -> bool:
+def _sent_as_is(block: Block, wire: bool, ctx: Context) -> bool:
     # A content block dict is sent as it stands; so is a message's string content on the
     # wire format (an empty one is a different error). A framework's own objects are
-    # judged by its codec's ``sends_blank_text``, if it has one.
+    # judged by its codec's ``sends_blank_text``, where it says.
+    said = ctx.sends_blank(block) if ctx.sends_blank is not None else None
+    if said is not None:
+        return said
     native = block.native
     return isinstance(native, dict) or (wire and isinstance(native, str) and native != "")
 
@@ -376,7 +379,7 @@ def _blank_text(
             continue
         if b.text.strip():
             solid.add(it.msg)
-        elif ctx.sends_blank(b) if ctx.sends_blank is not None else _sent_as_is(b, wire):
+        elif _sent_as_is(b, wire, ctx):
             blank[it.msg] = blank.get(it.msg, False) or not b.text
     for i, empty in blank.items():
         if empty:

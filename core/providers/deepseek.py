@@ -158,6 +158,9 @@ class DeepSeek(OpenAIChat):
 
 class _DeepSeekReasoner(DeepSeek):
     thinks = True
+    # Thinking whatever the body says: every assistant turn's reasoning_content is a
+    # rule that OpenAI's no-op checker does not read.
+    fast_path = False
     # The alias has been served by the V4 models since 2026: a recorded refusal
     # (pydantic-ai#5829, 2026-06) answers a tool-call turn without reasoning_content in
     # V4's words, and V4 asks it of every assistant turn.
@@ -179,6 +182,8 @@ class DeepSeekResponses(Responses):
     before it are left without outputs (``rs, fc1, rs, fc2, out1, out2`` is refused)."""
 
     name = "deepseek-responses"
+    # Outputs right after their group of calls: stricter than OpenAI's pairing by id.
+    fast_key = "deepseek-responses"
     reasoning_adjacency = False
     fc_needs_reasoning = False
     reports_as: ClassVar[dict[str, str]] = {"openai-responses.": "deepseek-responses."}

@@ -94,6 +94,8 @@ class Vertex(Gemini):
     name = "vertex"
     missing_signature = MISSING_THOUGHT_SIGNATURE
     empty_parts = EMPTY_PARTS
+    # Gemini's checker, and mixed response turns and id fields refused (the v1 API).
+    fast_key = "vertex"
     # Function responses and the user's own content go in separate turns.
     results_only = True
     bridge_after_results = True
@@ -109,7 +111,11 @@ class Vertex(Gemini):
         base = super().for_model(model)
         hit = _NAMED.get(type(base))
         if hit is None:
-            cls = type(type(base).__name__ + "Named", (type(base),), {"ids_allowed": True})
+            cls = type(
+                type(base).__name__ + "Named",
+                (type(base),),
+                {"ids_allowed": True, "fast_key": "vertex-ids"},
+            )
             hit = _NAMED[type(base)] = cls()
         return hit
 

@@ -16,10 +16,10 @@ from typing import Any, Literal
 
 from agno.models.message import Message as AgnoMessage
 
-from toolpair import Block, InvalidHistory, Message
+from toolpair import Block, Codec, InvalidHistory, Message
 from toolpair.engine.fast import Frag
 from toolpair.formats import ORPHAN_TEXT, content_is_empty, stringify
-from toolpair.integrations.agno._fast import certainly_valid, side
+from toolpair.integrations.agno._fast import CHECKERS, certainly_valid, side
 from toolpair.providers import Context
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -124,7 +124,7 @@ def _secondary(tc: Mapping[str, Any], call_id: Any, gemini: bool) -> str | None:
     return call_id if isinstance(call_id, str) else None
 
 
-class AgnoCodec:
+class AgnoCodec(Codec):
     """Reads and writes lists of ``agno.models.message.Message``.
 
     Calls are keyed by their ``id``, which is what agno itself puts in a result's
@@ -164,7 +164,11 @@ class AgnoCodec:
 
     #: The side ("a" or "u") of a message: where a long history may be cut into pieces
     #: (`toolpair.engine.chunked`). Called once per message, so not wrapped in a method.
-    side = staticmethod(side)
+    side = staticmethod(side)  # type: ignore[assignment]
+    splits = True
+
+    def knows(self, checker: str) -> bool:
+        return checker in CHECKERS
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         call_id_to_id: dict[str, str] = {}

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolpair._model import Block, Message, Role, Shape
+from toolpair._model import Block, Codec, Message, Role, Shape
 from toolpair.formats import ORPHAN_TEXT, stringify
 
 #: `Block.item_id` of a call that carries a thought signature (its bytes stay in the Part).
@@ -59,7 +59,7 @@ def _block(part: Any) -> Block:
     return Block("other", part)
 
 
-class AdkCodec:
+class AdkCodec(Codec):
     """``llm_request.contents`` (a list of ``types.Content``)."""
 
     name = "google-adk"

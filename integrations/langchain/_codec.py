@@ -33,7 +33,7 @@ from langchain_core.messages import (
 )
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._model import Role, Shape
+from toolpair._model import Codec, Role, Shape
 
 from .._langchain_messages import content_text
 
@@ -157,7 +157,7 @@ def _call_id(value: Any, index: int) -> str | None:
     raise InvalidHistory(f"tool call id must be a string, got {type(value).__name__}", index)
 
 
-class LangChainCodec:
+class LangChainCodec(Codec):
     """Reads and writes lists of LangChain ``BaseMessage``; never mutates them.
 
     ``provider`` (a toolpair provider name) tells which content-resident call blocks

@@ -18,7 +18,7 @@ from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
-from toolpair import Block, InvalidHistory, Message
+from toolpair import Block, Codec, InvalidHistory, Message
 from toolpair.engine.fast import Frag
 from toolpair.integrations.llamaindex._fast import certainly_valid, side
 from toolpair.providers import Context
@@ -145,7 +145,7 @@ def _result_text(msg: Any) -> str:
     return json.dumps([getattr(b, "block_type", "block") for b in msg.blocks])
 
 
-class LlamaIndexCodec:
+class LlamaIndexCodec(Codec):
     """Reads and writes lists of `llama_index.core.llms.ChatMessage`.
 
     Pass an instance as ``format=`` to any toolpair function to run it on ChatMessages.
@@ -171,7 +171,11 @@ class LlamaIndexCodec:
     #: ``side(native)``: ``"a"`` for an assistant-side message, ``"u"`` for any other,
     #: which is where a history may be cut into pieces repaired apart
     #: (`toolpair.engine.chunked`). The function itself: it runs once per message.
-    side = staticmethod(side)
+    side = staticmethod(side)  # type: ignore[assignment]
+    splits = True
+
+    def knows(self, checker: str) -> bool:
+        return checker in ("anthropic", "openai")
 
     def sends_blank_text(self, block: Block, provider: str) -> bool:
         """Whether llama-index's Anthropic formatter sends this blank text block.

@@ -92,7 +92,16 @@ class ChatItemsCodec(ResponsesCodec):
     Completions, so a long history is checked in one pass and repaired a piece at a time
     (``side`` splits it where an assistant turn follows a user-side item)."""
 
-    side = staticmethod(_side)
+    side = staticmethod(_side)  # type: ignore[assignment]
+    # A framework's items: the pieces' H4 scan reads the wire formats' thinking only,
+    # and its checker is told a piece follows a user-side item.
+    reads_thinking = False
+
+    def knows(self, checker: str) -> bool:
+        return checker == "openai"
+
+    def role_before(self, native: Any) -> str | None:
+        return "user"
 
     def certainly_valid(
         self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None

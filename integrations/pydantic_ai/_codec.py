@@ -26,7 +26,7 @@ from pydantic_ai.messages import (
 )
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._model import Role, Shape
+from toolpair._model import Codec, Role, Shape
 from toolpair.engine.fast import Frag
 from toolpair.providers import Context
 
@@ -142,7 +142,7 @@ def _response_block(part: Any, index: int) -> Block:
 SIGNED = "thought_signature"
 
 
-class PydanticAICodec:
+class PydanticAICodec(Codec):
     """Reads and writes ``list[ModelMessage]``.
 
     One instance may serve any number of histories; `decode` also remembers each call
@@ -207,6 +207,11 @@ class PydanticAICodec:
                     f"expected a ModelRequest or ModelResponse, got {type(msg).__name__}", i
                 )
         return out
+
+    splits = True
+
+    def knows(self, checker: str) -> bool:
+        return checker in _fast.CHECKERS
 
     def side(self, native: Any) -> str:
         """Which side of the conversation a message is on ("a" for the model's), so

@@ -817,7 +817,7 @@ def test_file_store_refuses_paths_outside_it(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- codecs
 
 
-class _Bare:
+class _Bare(toolpair.Codec):
     """A framework-like codec without the editing methods."""
 
     name = "bare"

@@ -14,7 +14,7 @@ import pytest
 
 import toolpair
 from toolpair._api import parse
-from toolpair.engine import fast
+from toolpair.formats import _checks as fast
 
 
 def call(i: Any, name: str = "f") -> dict[str, Any]:

@@ -20,8 +20,9 @@ from hypothesis.control import current_build_context
 
 import toolpair
 from toolpair._api import parse
-from toolpair.engine import chunked, fast
-from toolpair.engine.fast import CHECKERS
+from toolpair.engine import chunked
+from toolpair.formats import CODECS
+from toolpair.formats import _checks as fast
 from toolpair.testing.generate import (
     FORMATS,
     PROVIDERS,
@@ -88,7 +89,11 @@ def test_saved_regressions(path: Path) -> None:
     check_properties(case["history"], case["format"], case["provider"])
 
 
+#: (format, checker name): every no-op checker a wire codec brings.
+CHECKERS = sorted((name, k) for name, c in CODECS.items() for k in c.checks)
+
 FAMILY_CHECKERS = {
+    "vertex-ids": ("vertex", "gemini-2.5-flash"),
     "bedrock-claude": ("bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0"),
     "bedrock-claude4": ("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
 }
@@ -97,7 +102,7 @@ FAMILY_CHECKERS = {
 @FUZZ
 @given(
     case=defective(),
-    pair=st.sampled_from(sorted(CHECKERS)),
+    pair=st.sampled_from(CHECKERS),
     repaired=st.booleans(),
     gemini_ids=st.booleans(),
     batch=st.sampled_from([0, 1, 2, fast._BATCH]),
@@ -122,6 +127,42 @@ def test_fast_path_never_hides_a_violation(
             assert full == []
     finally:
         fast._BATCH = saved
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@FUZZ
+@given(
+    case=defective(),
+    fmt=st.sampled_from(FORMATS),
+    repaired=st.booleans(),
+    gemini_ids=st.booleans(),
+    model=st.sampled_from([None, "gemini-2.5-flash", "deepseek-chat"]),
+)
+def test_no_provider_gets_a_fast_path_that_hides_a_violation(
+    provider: str, case: Any, fmt: str, repaired: bool, gemini_ids: bool, model: str | None
+) -> None:
+    # Every profile reaches a checker by its own name or its API's (`Profile.checker`):
+    # hosts and families included, on every wire format, the verdict must hold.
+    history = render(case[0], fmt, gemini_ids)
+    if repaired:
+        history = toolpair.repair(history, provider, model=model, format=fmt).messages
+    p = parse(history, provider, fmt, {}, model)
+    if p.certainly_valid():
+        assert p.profile.rules(p.messages, p.ctx) == []
+
+
+def test_every_profile_names_a_checker_of_its_api() -> None:
+    # DeepSeek once took the full path on every request: its checker was its own name,
+    # which no codec knew. A profile with a fast path names one its wire codec knows.
+    from toolpair.formats import PROVIDER_FORMATS
+    from toolpair.providers import get_profile
+
+    for provider, fmt in PROVIDER_FORMATS.items():
+        profile = get_profile(provider)
+        if profile.fast_path:
+            assert CODECS[fmt].knows(profile.checker), (provider, profile.checker)
+    assert get_profile("deepseek").checker == "openai"
+    assert get_profile("deepseek-responses").checker == "deepseek-responses"
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -37,7 +37,7 @@ from wire import (
 )
 
 import toolpair
-from toolpair.engine import fast
+from toolpair.formats import _checks as fast
 from toolpair.formats.anthropic import AnthropicCodec
 from toolpair.providers import get_profile
 
@@ -807,6 +807,11 @@ class _SidedAnthropic(AnthropicCodec):
     repaired in pieces: the core's framework piece path, without a framework."""
 
     name = "sided-anthropic"
+    # A framework codec's view: no thinking read off natives, pieces follow a user turn.
+    reads_thinking = False
+
+    def role_before(self, native: Any) -> str | None:
+        return "user"
 
     def side(self, m: Any) -> str:
         return "a" if m["role"] == "assistant" else "u"

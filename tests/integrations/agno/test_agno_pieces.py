@@ -279,7 +279,7 @@ def test_system_messages_never_start_a_piece_after_an_assistant_turn() -> None:
     codec = AgnoCodec()
     h = [_say("user", "hi"), _say("assistant", "a"), _say("system", "s"), _say("assistant", "b")]
     assert [codec.side(m) for m in h] == ["u", "a", "a", "a"]
-    assert chunked._starts(h, codec.side) == [0, 1]
+    assert codec.starts(h) == [0, 1]
 
 
 @pytest.mark.parametrize("provider", ["openai-responses", "gemini", "bedrock", "mistral"])

@@ -1,0 +1,557 @@
+"""The no-op checkers of the wire formats: one tight pass over the native messages
+that answers "certainly valid" without decoding anything, per rule family. Each wire
+codec offers the ones its messages can be read by (`Codec.certainly_valid`).
+
+Each checker returns True only when the history breaks none of the rules of the
+profiles that name it (`Profile.checker`); anything unusual (a rule that needs context,
+a server tool, merged turns, malformed input) returns None and the caller takes the
+full path, which decodes, names every violation and raises on bad input. A checker
+never says True where the full rules would report something:
+tests/core/test_properties.py holds it to that.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from toolpair._model import Context, Frag
+from toolpair.formats._common import content_is_empty
+
+#: ``(messages, ctx, frag) -> True`` (certainly valid) or None/False (the full path).
+Checker = Callable[[Sequence[Any], Context, "Frag | None"], "bool | None"]
+
+_NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}").fullmatch
+_ANTHROPIC_PLAIN = frozenset({"text", "image", "document"})
+_ROLES = frozenset({"user", "assistant", "system", "developer"})
+
+
+def blank(text: Any) -> bool:
+    return type(text) is not str or not text or text.isspace()
+
+
+_ANTHROPIC_ID_BYTES = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+
+
+def anthropic_ids_ok(ids: Collection[str]) -> bool:
+    """Every id a non-empty string of [a-zA-Z0-9_-], checked over all ids at once by
+    deleting the allowed bytes (a regex, per id or over them all, costs more than the
+    rest of the pass)."""
+    if not ids:
+        return True
+    joined = "\n".join(ids)  # TypeError on a non-string id: the caller's full path
+    # What is left after deleting the allowed bytes must be the separators alone: a
+    # newline inside an id leaves one too many.
+    return (
+        joined.isascii()
+        and joined.encode().translate(None, _ANTHROPIC_ID_BYTES) == b"\n" * (len(ids) - 1)
+        and "" not in ids
+    )
+
+
+#: How many call ids the Anthropic pass gathers before checking them: few enough that
+#: they are still in cache, and that indices into them stay below 257 (CPython caches
+#: those ints; every larger one it allocates).
+_BATCH = 240
+
+
+#: An index past the end of any list: a turn where no result may come any more.
+_CLOSED = sys.maxsize
+
+
+def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    if ctx.thinking or ctx.tools is not None:
+        return None
+    role_prev = frag.prev_role if frag is not None else None
+    # Ids are checked in bulk, a batch at a time (unique, well formed), and results are
+    # matched by position: per block, this pass does little more than a bare loop would.
+    ids: list[str] = []
+    seen: set[str] = set()  # the ids of the batches already checked
+    total = 0  # how many ids those batches held
+    add = ids.append
+    start = 0  # where the current assistant turn's calls begin in ``ids``
+    calling = False  # the current assistant turn has made a call
+    # ids[due:end] are the calls still waiting for a result at the head of this user
+    # turn. Anything else in the turn closes it: no result may follow.
+    due = end = 0
+    thought = False
+    isspace = str.isspace  # TypeError where a text is not a string
+    try:
+        # Consecutive messages of one role are one turn: the API merges them (A11).
+        for m in msgs:
+            role = m["role"]
+            content = m["content"]
+            if role == "assistant":
+                if role_prev != "assistant":
+                    if due != end:
+                        return None
+                    start = len(ids)
+                    if start > _BATCH:
+                        if not anthropic_ids_ok(ids):
+                            return None
+                        seen.update(ids)
+                        total += start
+                        ids.clear()
+                        start = due = end = 0
+                    role_prev = role
+                if type(content) is str:
+                    if calling or not content or isspace(content):
+                        return None
+                    continue
+                for b in content:
+                    t = b["type"]
+                    if t == "tool_use":
+                        if "toolset_name" in b or len(b["name"]) > 200:
+                            return None
+                        add(b["id"])
+                        calling = True
+                    elif t == "text":
+                        x = b["text"]
+                        if calling or not x or isspace(x):
+                            return None
+                    elif t == "thinking":
+                        if not b.get("signature"):
+                            return None
+                        thought = True
+                    elif t == "redacted_thinking":
+                        thought = True
+                    elif calling or t not in _ANTHROPIC_PLAIN:
+                        return None
+                continue
+            if role != "user":
+                return None
+            if role_prev != "user":
+                if calling:
+                    due, end = start, len(ids)
+                    calling = False
+                role_prev = role
+            if type(content) is str:
+                if due != end or isspace(content):
+                    return None
+                due = end = _CLOSED
+            else:
+                for b in content:
+                    t = b["type"]
+                    if t == "tool_result":
+                        # IndexError where nothing is due: ids[end] is past the end.
+                        i = b["tool_use_id"]
+                        if i != ids[due]:
+                            # Out of call order: bring it forward (ValueError: not due).
+                            j = ids.index(i, due + 1, end)
+                            ids[due], ids[j] = i, ids[due]
+                        due += 1
+                        if (
+                            "is_error" in b
+                            and b["is_error"] is True
+                            and content_is_empty(b.get("content"))
+                        ):
+                            return None
+                        continue
+                    if due != end:
+                        return None
+                    due = end = _CLOSED
+                    if t == "text":
+                        x = b["text"]
+                        if not x or isspace(x):
+                            return None
+                    elif t not in _ANTHROPIC_PLAIN:
+                        return None
+    except (KeyError, ValueError, IndexError, TypeError):
+        return None  # a result that is not due, a missing key, a text not a string
+    if due != end or (role_prev == "assistant" and calling):
+        return None
+    if not anthropic_ids_ok(ids):
+        return None
+    seen.update(ids)
+    if len(seen) != total + len(ids):
+        return None  # a repeated id
+    if frag is not None:
+        # Ids are unique conversation-wide; ``frag.seen`` is shared by every fragment.
+        if not frag.accept(seen, thought):
+            return None
+        if not frag.last:
+            return True
+    if msgs and msgs[-1]["role"] == "assistant":
+        last = msgs[-1]["content"]
+        text = last if type(last) is str else (last[-1].get("text") if last else None)
+        if type(text) is str and text != text.rstrip():
+            return None
+        if (
+            ctx.thinking is False
+            and type(last) is not str
+            and any(b["type"] in ("thinking", "redacted_thinking") for b in last)
+        ):
+            return None
+    return True
+
+
+def bedrock(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    return _bedrock(msgs, ctx, frag, True, False)
+
+
+def bedrock_claude(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Claude 3 behind Converse: text beside tool use is fine."""
+    return _bedrock(msgs, ctx, frag, False, False)
+
+
+def bedrock_claude4(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Claude 4 behind Converse: and text, images and PDFs beside the results too."""
+    return _bedrock(msgs, ctx, frag, False, True)
+
+
+def _beside_results(b: Any) -> bool:
+    if "text" in b:
+        return type(b["text"]) is str and not blank(b["text"])
+    if "image" in b:
+        return True
+    doc = b.get("document")
+    return type(doc) is dict and doc.get("format") == "pdf"
+
+
+def _bedrock(
+    msgs: Sequence[Any], ctx: Context, frag: Frag | None, calls_only: bool, media: bool
+) -> bool | None:
+    if ctx.thinking:
+        return None
+    pending: list[str] | None = None
+    seen: set[str] = set()
+    # The first message must be a user one; a fragment continues its predecessor.
+    prev_role = frag.prev_role or "assistant" if frag is not None else "assistant"
+    tools = False
+    thought = False
+    for m in msgs:
+        role = m["role"]
+        if role == prev_role or role not in ("user", "assistant"):
+            return None
+        prev_role = role
+        content = m["content"]
+        if type(content) is not list:
+            return None
+        if role == "assistant":
+            calls: list[str] | None = None
+            spoken = reasoned = False
+            for b in content:
+                if "toolUse" in b:
+                    i = b["toolUse"]["toolUseId"]
+                    if i in seen or type(i) is not str:
+                        return None
+                    seen.add(i)
+                    if calls is None:
+                        calls = [i]
+                    else:
+                        calls.append(i)
+                elif "text" in b:
+                    if blank(b["text"]):
+                        return None
+                    spoken = True
+                elif "toolResult" in b:
+                    return None
+                elif "reasoningContent" in b:
+                    thought = reasoned = True
+                elif "image" in b or "document" in b or "video" in b:
+                    spoken = True
+            # The strict profile: no text beside tool use, unless reasoning says Claude.
+            if calls_only and calls is not None and spoken and not reasoned:
+                return None
+            pending = calls
+            tools = tools or calls is not None
+        else:
+            if pending is None:
+                for b in content:
+                    if "toolResult" in b or ("text" in b and blank(b["text"])):
+                        return None
+                continue
+            if len(content) != len(pending) and not media:
+                return None
+            got = set()
+            answers = 0
+            for b in content:
+                r = b.get("toolResult")
+                if r is None:
+                    # Claude 4: text, images and PDFs may sit beside the results.
+                    if not media or not _beside_results(b):
+                        return None
+                    continue
+                answers += 1
+                parts = r.get("content")
+                if r.get("status") == "error" and content_is_empty(parts):
+                    return None
+                for p in parts or ():
+                    if "json" in p and type(p["json"]) is not dict:
+                        return None  # B11: a json block holds an object
+                got.add(r["toolUseId"])
+            if answers != len(pending) or len(got) != answers or not got.issuperset(pending):
+                return None
+            pending = None
+    if pending is not None:
+        return None
+    # Ids are [a-zA-Z0-9_-]{1,64}: checked over all of them at once, not one regex each.
+    if not anthropic_ids_ok(seen) or (seen and max(map(len, seen)) > 64):
+        return None
+    if tools and ctx.tool_config is False:
+        return None
+    if frag is not None and not frag.accept(seen, thought):
+        return None
+    return True
+
+
+def _chat(
+    msgs: Sequence[Any], ctx: Context, mistral: bool, frag: Frag | None = None
+) -> bool | None:
+    i = 0
+    n = len(msgs)
+    prev = (frag.prev_role or "") if frag is not None else ""
+    answered: list[str] = []  # calls answered in full, for a fragment's ``seen``
+    names: set[str] = set()  # tool names already found well formed
+    while i < n:
+        m = msgs[i]
+        role = m["role"]
+        if mistral:
+            if role == "developer" or (prev == "tool" and role not in ("tool", "assistant")):
+                return None
+            if role == "system" and prev in ("assistant", "tool"):
+                return None
+        if role == "tool":
+            return None  # a tool message not right after its calls
+        i += 1
+        prev = role
+        content = m.get("content")
+        if content is not None and type(content) is not str:
+            if type(content) is not list:
+                return None
+            for part in content:
+                if type(part) is not dict:
+                    return None
+        if role != "assistant":
+            if role not in ("user", "system", "developer"):
+                return None
+            continue
+        calls = m.get("tool_calls")
+        if not calls:
+            if mistral and m.get("content") is None:
+                return None
+            continue
+        ids = set()
+        for c in calls:
+            cid = c["id"]
+            if type(cid) is not str or not cid or len(cid) > 40:
+                return None
+            if mistral:
+                # 9 ASCII alphanumerics; a tool name from a handful, checked once each.
+                if len(cid) != 9 or not cid.isascii() or not cid.isalnum():
+                    return None
+                name = c["function"]["name"]
+                if name not in names:
+                    if type(name) is not str or not _NAME(name):
+                        return None
+                    names.add(name)
+            ids.add(cid)
+        if len(ids) != len(calls):
+            return None
+        got = set()
+        while i < n and msgs[i]["role"] == "tool":
+            tid = msgs[i]["tool_call_id"]
+            if tid in got or tid not in ids:
+                return None
+            got.add(tid)
+            i += 1
+            prev = "tool"
+        if len(got) != len(ids):
+            return None
+        answered.extend(ids)
+    if mistral:
+        if not msgs:
+            return None
+        first = frag is None or frag.first
+        last_one = frag is None or frag.last
+        last = msgs[-1]
+        if (
+            last_one
+            and last["role"] not in ("user", "tool")
+            and not (last["role"] == "assistant" and last.get("prefix") is True)
+        ):
+            return None
+        if first and msgs[0]["role"] not in ("user", "system"):
+            return None
+        if ctx.tokenizer_version < 5:
+            return None
+    if frag is not None and not frag.accept(answered):
+        return None
+    return True
+
+
+def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    if ctx.thinking:
+        return None  # DeepSeek's thinking mode wants reasoning passed back: the full path
+    return _chat(msgs, ctx, False, frag)
+
+
+def mistral(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    return _chat(msgs, ctx, True, frag)
+
+
+def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    if ctx.previous_response_id is not None or ctx.store is False:
+        return None
+    open_calls: set[str] = set()
+    item_ids: set[str] = set()
+    after_reasoning = False
+    produced = False  # inside the run of calls right after a reasoning item
+    for item in msgs:
+        t = item.get("type")
+        if t == "function_call":
+            # An fc_ item id ties the call to its reasoning item (R3).
+            if "id" in item and not (after_reasoning or produced):
+                return None
+            produced = after_reasoning or produced
+        else:
+            produced = False
+        # A reasoning item must be followed by the assistant item it produced (R3).
+        if after_reasoning and (t in ("reasoning", "function_call_output") or "role" in item):
+            return None
+        after_reasoning = t == "reasoning"
+        iid = item.get("id")
+        if iid is not None:
+            if iid in item_ids:
+                return None
+            item_ids.add(iid)
+        if t == "function_call":
+            cid = item["call_id"]
+            if cid in open_calls or type(cid) is not str or not cid or len(cid) > 64:
+                return None
+            if "caller" in item:
+                return None  # a program's call: its linkage is the full path's (R8)
+            if iid is not None and not iid.startswith("fc"):
+                return None
+            open_calls.add(cid)
+        elif t == "function_call_output":
+            cid = item["call_id"]
+            if cid not in open_calls or "caller" in item:
+                return None
+            open_calls.discard(cid)
+        elif t not in (None, "message", "reasoning") or (
+            t != "reasoning" and item.get("role") not in _ROLES
+        ):
+            return None
+    if after_reasoning or open_calls:
+        return None
+    if frag is not None:
+        calls = [it["call_id"] for it in msgs if it.get("type") == "function_call"]
+        if not frag.accept(calls):
+            return None
+    return True
+
+
+def deepseek_responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """OpenAI's checker, and outputs right after the group of calls they answer: a
+    group is closed (every call answered) before anything else comes."""
+    open_ = 0  # calls of the current group not yet answered
+    after_output = False
+    for item in msgs:
+        t = item.get("type")
+        if t == "function_call":
+            if open_ and after_output:
+                return None
+            open_ += 1
+            after_output = False
+        elif t == "function_call_output":
+            open_ -= 1
+            if open_ < 0:
+                return None
+            after_output = True
+        else:
+            if open_:
+                return None
+            after_output = False
+    if open_:
+        return None
+    return responses(msgs, ctx, frag)
+
+
+def _same(a: list[Any], b: list[Any]) -> bool:
+    return sorted(a) == sorted(b)
+
+
+def gemini(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    return _gemini(msgs, ctx, frag, False, True)
+
+
+def vertex(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Vertex AI's v1 API (the strict set): Gemini's rules, a turn answering calls
+    holds nothing else, and no call or response carries an id."""
+    return _gemini(msgs, ctx, frag, True, False)
+
+
+def vertex_ids(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Vertex AI with a named model (v1beta1 takes ids)."""
+    return _gemini(msgs, ctx, frag, True, True)
+
+
+def _gemini(
+    msgs: Sequence[Any], ctx: Context, frag: Frag | None, results_only: bool, ids_ok: bool
+) -> bool | None:
+    if ctx.thought_signatures:
+        return None
+    pending: list[Any] = []  # the names of the last call turn's calls
+    pending_ids: list[Any] = []
+    # A call turn may not open the history (G3); a later fragment follows a user-side
+    # turn (pieces start at a model turn after one).
+    prev = "model" if frag is None or frag.first else "user"
+    answered: list[Any] = []
+    for c in msgs:
+        role = c.get("role", "user")
+        parts = c["parts"]
+        if not parts or type(parts) is not list:
+            return None
+        names: list[Any] = []
+        ids: list[Any] = []
+        answers: list[Any] = []
+        answer_ids: list[Any] = []
+        for p in parts:
+            if type(p) is not dict:
+                return None
+            if "functionCall" in p:
+                call = p["functionCall"]
+                names.append(call["name"])
+                ids.append(call.get("id"))
+                if not ids_ok and "id" in call:
+                    return None
+            elif "functionResponse" in p:
+                resp = p["functionResponse"]
+                answers.append(resp["name"])
+                answer_ids.append(resp.get("id"))
+                if not ids_ok and "id" in resp:
+                    return None
+            elif "function_call" in p or "function_response" in p:
+                return None
+        if results_only and answers and len(answers) != len(parts):
+            return None
+        if role == "model":
+            if pending or answers or (names and prev == "model"):
+                return None
+        elif role in ("user", "function"):
+            # With ids on both halves they pair by id, otherwise by name (G2, G7).
+            if not pending and not answers:
+                pass  # nothing to pair (the common user turn)
+            elif all(type(i) is str and i for i in pending_ids + answer_ids):
+                if not _same(answer_ids, pending_ids):
+                    return None
+                answered += pending_ids
+            elif frag is not None:
+                return None  # pieces are told apart by id: without ids, the full path
+            elif any(i is not None and type(i) is not str for i in pending_ids + answer_ids):
+                return None  # malformed: the full path names it
+            elif not _same(answers, pending):
+                return None
+        else:
+            return None
+        pending = names
+        pending_ids = ids
+        prev = "model" if role == "model" else "user"
+    if pending:
+        return None
+    if frag is not None and not frag.accept(answered):
+        return None
+    return True
