@@ -49,14 +49,34 @@ _ANTHROPIC_TYPES = frozenset(
 _BEDROCK_KEYS = frozenset({"toolUse", "toolResult", "reasoningContent", "cachePoint"})
 
 
+#: What every codec does; an object with these, a ``name`` and a ``shape`` is a codec.
+_CORE = ("decode", "build", "make_result", "make_text", "with_id", "result_as_text")
+#: The hooks a codec may have, as the contract names them (`toolpair.Codec`).
+_HOOKS = tuple(n for n in vars(Codec) if not n.startswith("_") and n not in ("name", "shape"))
+
+
+def adopt(obj: object) -> Codec:
+    """A codec written to the contract before it was a class: an object with the six core
+    methods, a ``name`` and a ``shape``. It keeps its own hooks where it has them and takes
+    the defaults elsewhere, read once here so the engine never asks again."""
+    missing = [n for n in (*_CORE, "name", "shape") if not hasattr(obj, n)]
+    if missing:
+        raise TypeError(
+            f"format= takes a format name or a toolpair.Codec, not {type(obj).__name__} "
+            f"(it has no {', '.join(missing)}; a codec subclasses toolpair.Codec)"
+        )
+    adopted = Codec()
+    for n in ("name", "shape", *_HOOKS):
+        if hasattr(obj, n):
+            setattr(adopted, n, getattr(obj, n))
+    return adopted
+
+
 def get_codec(format: str | Codec) -> Codec:
     if isinstance(format, Codec):
         return format
     if not isinstance(format, str):
-        raise TypeError(
-            f"format= takes a format name or a toolpair.Codec, not {type(format).__name__} "
-            "(a codec subclasses toolpair.Codec)"
-        )
+        return adopt(format)
     try:
         return CODECS[format]
     except KeyError:
