@@ -47,5 +47,5 @@ def test_a_duck_typed_codec_is_adopted(codec: type) -> None:
 
 
 def test_an_object_that_is_no_codec_is_named() -> None:
-    with pytest.raises(TypeError, match="it has no decode.*a codec subclasses toolpair.Codec"):
+    with pytest.raises(TypeError, match=r"it has no decode.*a codec subclasses toolpair\.Codec"):
         toolpair.validate([], "anthropic", format=object())
