@@ -153,8 +153,8 @@ def _counting() -> tuple[list[bool], Any]:
     taken: list[bool] = []
     real = chunked.repair
 
-    def spy(*args: Any) -> Any:
-        r = real(*args)
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        r = real(*args, **kwargs)
         taken.append(r is not None)
         return r
 
