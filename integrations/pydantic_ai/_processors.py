@@ -136,7 +136,8 @@ def history_repairer(
     ``on_repair`` gets each repaired request's `RepairEvent` (or its `Repaired`, for a
     callback annotated so); a history toolpair cannot read is kept as it is with a
     warning (``strict=True`` raises). Its output is persisted: a ``ProcessHistory`` /
-    ``history_processors`` entry rewrites the run's history. Use `RepairGuard` to repair only what is sent.
+    ``history_processors`` entry rewrites the run's history. Use `RepairGuard` to repair
+    only what is sent.
     """
 
     guard = Guard(
