@@ -253,7 +253,7 @@ def _distinct_call_ids(items: list[Any]) -> list[Any]:
     call and the output that follows it get a fresh id. The same list when none is
     reused; a server-managed run keeps its ids (the calls live on the server)."""
     seen: set[str] = set()
-    taken: set[str] | None = None
+    taken: set[object] | None = None
     pending: dict[str, str] = {}  # reused id -> the fresh id its next output takes
     out: list[Any] | None = None
     for k, item in enumerate(items):

@@ -83,6 +83,9 @@ class ToolpairModel(Model):
     toolpair and the provider disagreed (the messages are Converse-shaped, the provider's
     answer is the inner model's error or its reply)."""
 
+    #: The wrapped model.
+    inner: Any
+
     def __init__(
         self,
         inner: Model,
