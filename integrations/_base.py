@@ -119,6 +119,22 @@ def older_than(requires: str) -> str | None:
     return None
 
 
+#: The integrations whose installed framework has been checked against its minimum.
+_CHECKED: set[str] = set()
+
+
+def _check_version(integration: Integration) -> None:
+    """Warn once per process when the installed framework is older than the oldest
+    release the integration supports (sentry's minimum-version check, as a warning:
+    what breaks on an older release is the framework's hook, which says so itself)."""
+    if integration.name in _CHECKED:
+        return
+    _CHECKED.add(integration.name)
+    why = older_than(integration.requires)
+    if why is not None:
+        logger.warning("toolpair[%s]: %s", integration.name, why)
+
+
 def _release(v: str) -> tuple[int, ...]:
     parts: list[int] = []
     for piece in v.split("."):
@@ -176,6 +192,7 @@ class Guard:
             raise ValueError(
                 f"unknown provider {provider!r}; known: {', '.join(toolpair.PROVIDERS)}"
             )
+        _check_version(integration)
         self.integration = integration
         self.provider = provider
         self.model = model

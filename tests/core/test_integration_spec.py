@@ -288,3 +288,21 @@ def test_status_of_reads_the_sdks_errors() -> None:
     assert status_of(SdkError()) == 400
     assert status_of(BotoError()) == 400
     assert status_of(ValueError()) is None
+
+
+def test_a_framework_older_than_its_minimum_is_warned_of_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class TooOld(_Wire):
+        name = "langgraph"  # a registered name no other test here builds a guard for
+
+        @property
+        def requires(self) -> str:
+            return "pytest>=999.0"
+
+    with caplog.at_level(logging.WARNING, logger="toolpair.integrations"):
+        Guard(TooOld())
+        Guard(TooOld())
+    warned = [r for r in caplog.records if "pytest>=999.0" in r.getMessage()]
+    assert len(warned) == 1
+    assert "toolpair[langgraph]" in warned[0].getMessage()
