@@ -1,13 +1,10 @@
-"""The provider (and model id) a Strands model class talks to, and the integration's
-spec (`INTEGRATION`)."""
+"""The provider (and model id) a Strands model class talks to."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from toolpair import Policy, Repaired
-from toolpair.integrations._base import Integration, Target
+from toolpair.integrations._base import Target
 from toolpair.integrations._hosts import by_class, litellm_target
 
 #: Strands model class name -> toolpair provider. Matched along the MRO so a user's
@@ -41,40 +38,21 @@ def _model_id(model: Any) -> str | None:
 
 def detect_provider(model: Any) -> tuple[str, str | None]:
     """``(provider, model_id)`` for a Strands ``Model`` instance."""
-    target = INTEGRATION.detect(model)
+    target = target_of(model)
     return target.provider, target.model
 
 
-class Strands(Integration):
-    """Strands Agents: its messages are Converse-shaped for every model class."""
-
-    name = "strands"
-
-    def detect(self, model: object) -> Target:
-        inner = getattr(model, "inner", None)
-        if inner is not None and type(model).__name__ == "ToolpairModel":
-            model = inner
-        model_id = _model_id(model)
-        found = by_class(model, _CLASSES)
-        if found is None:
-            return Target(FALLBACK, model_id)
-        if found[1] == "litellm":
-            # LiteLLM routes by the prefix; a bare id is an OpenAI model to it.
-            provider, bare = litellm_target(model_id) if model_id else ("openai", None)
-            return Target(provider, bare)
-        return Target(found[1], model_id)
-
-    def codec(self, target: Target) -> str:
-        return "bedrock"
-
-    def repair(
-        self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
-    ) -> Repaired:
-        from ._model import repair_messages
-
-        return repair_messages(
-            messages, target.provider, model=target.model, policy=policy, **options
-        )
-
-
-INTEGRATION = Strands()
+def target_of(model: Any) -> Target:
+    """What a request to the Strands ``Model`` ``model`` is judged for."""
+    inner = getattr(model, "inner", None)
+    if inner is not None and type(model).__name__ == "ToolpairModel":
+        model = inner
+    model_id = _model_id(model)
+    found = by_class(model, _CLASSES)
+    if found is None:
+        return Target(FALLBACK, model_id)
+    if found[1] == "litellm":
+        # LiteLLM routes by the prefix; a bare id is an OpenAI model to it.
+        provider, bare = litellm_target(model_id) if model_id else ("openai", None)
+        return Target(provider, bare)
+    return Target(found[1], model_id)

@@ -11,9 +11,9 @@ from strands.models.model import Model
 
 import toolpair
 from toolpair import Fix, Policy, Repaired
-from toolpair.integrations._base import Guard, OnRepair, status_of
+from toolpair.integrations._base import Guard, Integration, OnRepair, Target, status_of
 
-from ._detect import INTEGRATION
+from ._detect import target_of
 
 #: Strands' messages are Converse-shaped for every model class.
 FORMAT = "bedrock"
@@ -72,6 +72,28 @@ def repair_messages(
             result.messages = split
             result.fixes.extend(fixes)
     return result
+
+
+class Strands(Integration):
+    """Strands Agents: its messages are Converse-shaped for every model class."""
+
+    name = "strands"
+
+    def detect(self, model: object) -> Target:
+        return target_of(model)
+
+    def codec(self, target: Target) -> str:
+        return FORMAT
+
+    def repair(
+        self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
+    ) -> Repaired:
+        return repair_messages(
+            messages, target.provider, model=target.model, policy=policy, **options
+        )
+
+
+INTEGRATION = Strands()
 
 
 class ToolpairModel(Model):

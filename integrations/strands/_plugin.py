@@ -12,8 +12,7 @@ from typing import Any, Literal
 from toolpair import Policy, Repaired
 from toolpair.integrations._base import Guard, OnRepair
 
-from ._detect import INTEGRATION
-from ._model import ToolpairModel, sends_chat
+from ._model import INTEGRATION, ToolpairModel, sends_chat
 
 try:  # strands 1.28 and later; before it, call init_agent(agent) yourself
     from strands.plugins import Plugin as _Base
