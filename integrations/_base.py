@@ -68,7 +68,8 @@ class Target:
 
 class Integration(ABC):
     """The spec of one framework integration. Subclasses set `name` (a key of the
-    registry) and implement `detect`; `codec` and `repair` have defaults."""
+    registry) and implement `detect` and `codec`; `repair` defaults to the core's repair
+    in that codec, and an integration with passes of its own overrides it."""
 
     #: The registry key: the package name under ``toolpair.integrations``, and the
     #: ``source`` of its events.
@@ -88,10 +89,10 @@ class Integration(ABC):
         """The target of a request to the framework's model object ``model`` (None where
         the hook has no model object)."""
 
+    @abstractmethod
     def codec(self, target: Target) -> str | Codec:
         """The format the framework's messages are read in for ``target`` (a codec, or a
         core wire format's name); its ``certainly_valid`` is the integration's fast path."""
-        raise NotImplementedError(f"{type(self).__name__} names no codec")
 
     def repair(
         self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
