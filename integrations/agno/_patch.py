@@ -232,6 +232,11 @@ class _State:
         #: (class, attribute) -> the function it held before patch().
         self.originals: dict[tuple[type, str], Any] = {}
 
+    @property
+    def policy(self) -> Policy | None:
+        """The policy of the patch in place."""
+        return self.guard.policy
+
 
 _state = _State()
 
