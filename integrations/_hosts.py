@@ -9,7 +9,11 @@ learnt once for every framework. Stdlib only: no framework is imported here.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from typing import TypeVar
 from urllib.parse import urlsplit
+
+_T = TypeVar("_T")
 
 __all__ = [
     "DEEPSEEK",
@@ -18,7 +22,10 @@ __all__ = [
     "LITELLM_PROVIDERS",
     "at_deepseek",
     "at_domain",
+    "by_class",
+    "by_model_name",
     "host_of",
+    "litellm_target",
     "provider_at",
 ]
 
@@ -55,6 +62,15 @@ LITELLM_PROVIDERS: dict[str, str] = {
     "azure": "openai",
     "mistral": "mistral",
     "deepseek": "deepseek",
+}
+
+#: Provider segments any-llm (and a few LiteLLM aliases) use for the same APIs.
+_ALIASES: dict[str, str] = {
+    "claude": "anthropic",
+    "google": "gemini",
+    "vertexai": "vertex",
+    "mistralai": "mistral",
+    "codestral": "mistral",
 }
 
 
@@ -100,4 +116,72 @@ def provider_at(url: object, *, responses: bool) -> str | None:
     for domain, chat, resp in HOSTS:
         if at_domain(url, domain):
             return resp if responses else chat
+    return None
+
+
+def by_model_name(name: str, *, responses: bool = False) -> str:
+    """The provider a bare model name belongs to, as LiteLLM infers it for a model string
+    without a ``provider/`` segment; "portable" for a name it cannot place."""
+    low = name.lower()
+    if low.startswith(("claude", "anthropic.")):
+        return "anthropic"
+    if low.startswith("gemini"):
+        return "gemini"
+    if low.startswith(("mistral", "ministral", "magistral", "codestral", "devstral")):
+        return "mistral"
+    if low.startswith("deepseek"):
+        return "deepseek"
+    if low.startswith(("gpt", "o1", "o3", "o4", "chatgpt", "codex", "computer-use")):
+        return "openai-responses" if responses else "openai"
+    return "portable"
+
+
+def litellm_target(model: str) -> tuple[str, str | None]:
+    """``(toolpair provider, model id)`` for a LiteLLM (or any-llm) model string: the one
+    reading of LiteLLM's routing every integration that hands a model string to LiteLLM
+    uses. LiteLLM sends a Claude model on Vertex (``vertex_ai/claude-...``) in Anthropic's
+    own format to Anthropic's API on Vertex, so it is held to Anthropic's rules, as the
+    LiteLLM guardrail holds it; a bare name is placed the way LiteLLM infers it."""
+    segment, _, rest = model.partition("/")
+    if not rest:
+        return by_model_name(segment), segment
+    key = segment.lower()
+    provider = LITELLM_PROVIDERS.get(key) or _ALIASES.get(key) or "portable"
+    if provider == "bedrock":
+        return provider, rest
+    model_id = rest.rpartition("/")[2]
+    if provider == "vertex" and "claude" in model_id.lower():
+        return "anthropic", model_id
+    return provider, model_id
+
+
+def _mro_names(obj: object) -> Iterator[str]:
+    for klass in type(obj).__mro__:
+        yield klass.__name__
+
+
+def by_class(
+    obj: object, table: Mapping[str, _T], unwrap: tuple[str, ...] = ()
+) -> tuple[object, _T] | None:
+    """The first entry of ``table`` (class name -> value) along ``obj``'s MRO, so a user's
+    subclass is judged as its base and no SDK is imported just to ask; when ``obj``'s
+    classes are not in it, the object held in its first ``unwrap`` attribute is tried
+    (wrappers: instrumentation, a toolpair wrapper). Returns ``(the matched object,
+    value)``, None when nothing matches. An attribute that raises counts as absent:
+    detection never fails a request."""
+    seen: set[int] = set()
+    while obj is not None and id(obj) not in seen:
+        seen.add(id(obj))
+        for name in _mro_names(obj):
+            if name in table:
+                return obj, table[name]
+        inner: object = None
+        for attr in unwrap:
+            try:
+                inner = getattr(obj, attr, None)
+            except Exception:
+                inner = None
+            if inner is not None:
+                break
+        obj = inner
     return None

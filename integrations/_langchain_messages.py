@@ -33,7 +33,7 @@ def as_messages(messages: Sequence[Any] | PromptValue) -> list[BaseMessage]:
         return messages.to_messages()
     items = list(messages)
     if all(isinstance(m, BaseMessage) for m in items):
-        return cast(list[BaseMessage], items)
+        return items
     return convert_to_messages(items)
 
 

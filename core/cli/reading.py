@@ -15,18 +15,15 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
+from toolpair._frameworks import INTEGRATIONS
 from toolpair._model import Codec, InvalidHistory
 from toolpair.engine import coverage
 from toolpair.engine.coverage import NothingJudged
 from toolpair.formats import LIST_KEYS, detect
 
 #: Framework dump formats: ``--format`` name -> the integration module exposing
-#: ``load_dump`` / ``dump_messages``.
-FRAMEWORKS: dict[str, str] = {
-    "pydantic-ai": "toolpair.integrations.pydantic_ai",
-    "langchain": "toolpair.integrations.langchain",
-    "openai-agents": "toolpair.integrations.openai_agents",
-}
+#: ``load_dump`` / ``dump_messages`` (read off the one registry).
+FRAMEWORKS: dict[str, str] = {f.extra: f.module for f in INTEGRATIONS.values() if f.dumps}
 
 
 #: The provider a framework dump is checked against when --provider is omitted.

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolpair import _api
+from toolpair._frameworks import INTEGRATIONS
 from toolpair._model import Codec, InvalidHistory, Violation
 from toolpair.cli.render import render_turns
 from toolpair.demo import DEMOS, load_demo
@@ -57,16 +58,10 @@ __all__ = [
     "poisoned",
 ]
 
-#: Framework name -> its integration module. An integration may expose
-#: ``poisoned_history() -> (messages, codec)``: the canonical poisoned history in the
-#: framework's own message types, for the ``poisoned_framework_history`` fixture.
-FRAMEWORK_MODULES: dict[str, str] = {
-    "pydantic_ai": "toolpair.integrations.pydantic_ai",
-    "langchain": "toolpair.integrations.langchain",
-    "agno": "toolpair.integrations.agno",
-    "llamaindex": "toolpair.integrations.llamaindex",
-    "openai_agents": "toolpair.integrations.openai_agents",
-}
+#: Framework name -> its integration module (read off the one registry), for those that
+#: expose ``poisoned_history() -> (messages, codec)``: the canonical poisoned history in
+#: the framework's own message types, for the ``poisoned_framework_history`` fixture.
+FRAMEWORK_MODULES: dict[str, str] = {f.name: f.module for f in INTEGRATIONS.values() if f.poisoned}
 
 
 @dataclass(frozen=True, slots=True)

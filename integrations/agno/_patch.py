@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import logging
 import operator
 import os
 import threading
@@ -24,11 +23,10 @@ from agno.models.base import Model
 from agno.models.message import Message as AgnoMessage
 
 import toolpair
-from toolpair import InvalidHistory, Policy
+from toolpair import Policy, Repaired
+from toolpair.integrations._base import Guard, Integration, OnRepair, Target
 from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
 from toolpair.integrations.agno._codec import AgnoCodec
-
-log = logging.getLogger("toolpair.integrations.agno")
 
 RETRY_WRAPPERS = (
     "_invoke_with_retry",
@@ -174,6 +172,21 @@ def _formatter_fixes(messages: Sequence[AgnoMessage], provider: str) -> list[Agn
     return out
 
 
+def _repaired(
+    messages: Sequence[AgnoMessage], provider: str, model: str | None, policy: Policy | None
+) -> Repaired:
+    # Only the formatters that mangle something get a pass of their own, so a valid
+    # history bound elsewhere costs nothing but the codec's no-op check.
+    formatter = _FORMATTER.get(provider, provider)
+    fixed = _formatter_fixes(messages, formatter) if formatter in _MANGLING else messages
+    codec = AgnoCodec(provider)
+    return toolpair.repair(fixed, provider, model=model, policy=policy, format=codec)
+
+
+def _same(out: Sequence[Any], messages: Sequence[Any]) -> bool:
+    return len(out) == len(messages) and all(map(operator.is_, out, messages))
+
+
 def repair_messages(
     messages: Sequence[AgnoMessage],
     provider: str,
@@ -184,45 +197,68 @@ def repair_messages(
     """A copy of ``messages`` that ``provider`` (serving ``model``, a model id) accepts
     once agno formats it, or ``messages`` itself when nothing needed changing. Never
     mutates its input."""
-    # Only the formatters that mangle something get a pass of their own, so a valid
-    # history bound elsewhere costs nothing but the codec's no-op check.
-    formatter = _FORMATTER.get(provider, provider)
-    fixed = _formatter_fixes(messages, formatter) if formatter in _MANGLING else messages
-    codec = AgnoCodec(provider)
-    repaired = toolpair.repair(fixed, provider, model=model, policy=policy, format=codec)
-    out: list[AgnoMessage] = repaired.messages
-    if len(out) == len(messages) and all(map(operator.is_, out, messages)):
-        return messages
-    return out
+    out: list[AgnoMessage] = _repaired(messages, provider, model, policy).messages
+    return messages if _same(out, messages) else out
+
+
+class Agno(Integration):
+    """agno: its ``Message`` objects, read per provider, with the corrections of what
+    agno's own formatters would mangle."""
+
+    name = "agno"
+
+    def detect(self, model: object) -> Target:
+        if model is None:
+            return Target()
+        return Target(provider_for(model), model_for(model))
+
+    def codec(self, target: Target) -> AgnoCodec:
+        return AgnoCodec(target.provider)
+
+    def repair(
+        self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
+    ) -> Repaired:
+        return _repaired(messages, target.provider, target.model, policy)
+
+
+INTEGRATION = Agno()
 
 
 class _State:
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.policy: Policy | None = None
+        #: The guard of every request while patched.
+        self.guard = Guard(INTEGRATION)
         #: (class, attribute) -> the function it held before patch().
         self.originals: dict[tuple[type, str], Any] = {}
+
+    @property
+    def policy(self) -> Policy | None:
+        """The policy of the patch in place."""
+        return self.guard.policy
 
 
 _state = _State()
 
 
-def _prepared(model: Any, messages: Any, policy: Policy | None) -> Any:
+def _prepared(model: Any, messages: Any, guard: Guard | Policy | None) -> Any:
     if not isinstance(messages, list | tuple) or not messages:
         return messages
-    try:
-        return repair_messages(messages, provider_for(model), model=model_for(model), policy=policy)
-    except InvalidHistory as exc:
-        # A history toolpair cannot read is sent as agno would have sent it: the
-        # integration must never be the reason a request fails.
-        log.warning("toolpair: history left unrepaired: %s", exc)
+    if not isinstance(guard, Guard):  # a policy alone: a guard with nothing else set
+        guard = Guard(INTEGRATION, policy=guard)
+    repaired = guard.repair(messages, model)
+    if repaired is None or _same(repaired.messages, messages):
         return messages
+    return repaired.messages
 
 
-def _wrap_retry(name: str, original: Callable[..., Any], policy: Callable[[], Any]) -> Any:
+_GuardOf = Callable[[], Guard]
+
+
+def _wrap_retry(name: str, original: Callable[..., Any], guard: _GuardOf) -> Any:
     def fix(self: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
         if "messages" in kwargs:
-            new = _prepared(self, kwargs["messages"], policy())
+            new = _prepared(self, kwargs["messages"], guard())
             if new is not kwargs["messages"]:
                 # A fresh list: the retry-with-guidance path appends to it, which must
                 # not reach the caller's list either.
@@ -253,16 +289,16 @@ def _wrap_retry(name: str, original: Callable[..., Any], policy: Callable[[], An
     return _mark(wrapper, original)
 
 
-def _wrap_counter(name: str, original: Callable[..., Any], policy: Callable[[], Any]) -> Any:
+def _wrap_counter(name: str, original: Callable[..., Any], guard: _GuardOf) -> Any:
     if name == "count_tokens":
 
         def wrapper(self: Any, messages: Any, *args: Any, **kwargs: Any) -> Any:
-            return original(self, _prepared(self, messages, policy()), *args, **kwargs)
+            return original(self, _prepared(self, messages, guard()), *args, **kwargs)
 
     else:
 
         async def wrapper(self: Any, messages: Any, *args: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
-            return await original(self, _prepared(self, messages, policy()), *args, **kwargs)
+            return await original(self, _prepared(self, messages, guard()), *args, **kwargs)
 
     return _mark(wrapper, original)
 
@@ -282,7 +318,7 @@ def merge_converse_turns(messages: list[Any]) -> list[Any]:
     return out
 
 
-def _wrap_converse(name: str, original: Callable[..., Any], policy: Callable[[], Any]) -> Any:
+def _wrap_converse(name: str, original: Callable[..., Any], guard: _GuardOf) -> Any:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         formatted, system = original(self, *args, **kwargs)
         return merge_converse_turns(formatted), system
@@ -342,16 +378,24 @@ def is_patched() -> bool:
     return bool(_state.originals)
 
 
-def patch(*, policy: Policy | None = None) -> None:
+def _options(policy: Policy | None, on_repair: OnRepair | None, strict: bool) -> dict[str, Any]:
+    return {"policy": policy, "on_repair": on_repair, "strict": strict}
+
+
+def patch(
+    *, policy: Policy | None = None, on_repair: OnRepair | None = None, strict: bool = False
+) -> None:
     """Repair every agno model request from now on. Idempotent and thread-safe; a second
-    call only updates the policy."""
+    call only updates the options. ``on_repair`` receives each repaired request's
+    `RepairEvent` (or its `Repaired`, for a callback annotated so); ``strict`` raises on
+    a history toolpair cannot read instead of sending it as agno would have."""
     missing = [n for n in RETRY_WRAPPERS if not callable(getattr(Model, n, None))]
     if missing:
         raise RuntimeError(
-            f"this agno version has no Model.{missing[0]}: toolpair needs agno >= 2.3.8"
+            f"this agno version has no Model.{missing[0]}: toolpair needs {INTEGRATION.requires}"
         )
     with _state.lock:
-        _state.policy = policy
+        _state.guard = Guard(INTEGRATION, **_options(policy, on_repair, strict))
         if _state.originals:
             return
         for cls, name in _patch_targets():
@@ -359,7 +403,7 @@ def patch(*, policy: Policy | None = None) -> None:
             if _is_ours(original):
                 continue
             _state.originals[(cls, name)] = original
-            setattr(cls, name, _wrapper_for(name)(name, original, lambda: _state.policy))
+            setattr(cls, name, _wrapper_for(name)(name, original, lambda: _state.guard))
 
 
 def unpatch() -> None:
@@ -368,28 +412,30 @@ def unpatch() -> None:
         for (cls, name), original in _state.originals.items():
             setattr(cls, name, original)
         _state.originals.clear()
-        _state.policy = None
+        _state.guard = Guard(INTEGRATION)
 
 
 @contextmanager
-def patched(*, policy: Policy | None = None) -> Iterator[None]:
+def patched(
+    *, policy: Policy | None = None, on_repair: OnRepair | None = None, strict: bool = False
+) -> Iterator[None]:
     """`patch` for the duration of a ``with`` block, then `unpatch` (unless the patch
     was already in place before the block)."""
     with _state.lock:
         was = is_patched()
-        old_policy = _state.policy
-        patch(policy=policy)
+        old_guard = _state.guard
+        patch(policy=policy, on_repair=on_repair, strict=strict)
     try:
         yield
     finally:
         with _state.lock:
             if was:
-                _state.policy = old_policy
+                _state.guard = old_guard
             else:
                 unpatch()
 
 
-_guard_classes: dict[tuple[type, Policy | None], type] = {}
+_guard_classes: dict[tuple[Any, ...], type] = {}
 _guard_lock = threading.Lock()
 
 
@@ -407,38 +453,50 @@ def _super_call(name: str) -> Callable[[type], Callable[..., Any]]:
     return bind
 
 
-def _guarded_class(cls: type, policy: Policy | None) -> type:
-    # One subclass per (class, policy), so repeated guard() calls do not stack classes
-    # and copies of a guarded model share it.
-    key = (cls, policy)
+def _guarded_class(cls: type, options: dict[str, Any]) -> type:
+    # One subclass per (class, options), so repeated guard() calls do not stack classes
+    # and copies of a guarded model share it (and its guard).
+    key = (cls, *options.values())
     with _guard_lock:
         sub = _guard_classes.get(key)
         if sub is None:
+            g = Guard(INTEGRATION, **options)
+
+            def the_guard() -> Guard:
+                return g
+
             ns: dict[str, Any] = {"__toolpair_guard__": cls, "__module__": cls.__module__}
             # Subclassing (not a mixin) keeps the object layout, which __class__
             # assignment on a dataclass instance requires.
             sub = type(cls.__name__, (cls,), ns)
             sub.__qualname__ = cls.__qualname__
             for name in RETRY_WRAPPERS:
-                setattr(sub, name, _wrap_retry(name, _super_call(name)(sub), lambda: policy))
+                setattr(sub, name, _wrap_retry(name, _super_call(name)(sub), the_guard))
             for name in TOKEN_COUNTERS:
                 if callable(getattr(cls, name, None)):
-                    setattr(sub, name, _wrap_counter(name, _super_call(name)(sub), lambda: policy))
+                    setattr(sub, name, _wrap_counter(name, _super_call(name)(sub), the_guard))
             for module, cname, meth in POST_FORMAT:
                 if any(c.__module__ == module and c.__name__ == cname for c in cls.__mro__):
-                    setattr(sub, meth, _wrap_converse(meth, _super_call(meth)(sub), lambda: policy))
+                    setattr(sub, meth, _wrap_converse(meth, _super_call(meth)(sub), the_guard))
             _guard_classes[key] = sub
     return sub
 
 
-def guard(model: Model, *, policy: Policy | None = None) -> Model:
+def guard(
+    model: Model,
+    *,
+    policy: Policy | None = None,
+    on_repair: OnRepair | None = None,
+    strict: bool = False,
+) -> Model:
     """Repair the requests of this one model instance only, without any global patch.
-    Returns the same object; `unguard` reverses it."""
+    Returns the same object; `unguard` reverses it. ``on_repair`` and ``strict`` are as
+    for `patch`."""
     cls = type(model)
     base = getattr(cls, "__toolpair_guard__", None)
     if base is not None:
         cls = base
-    model.__class__ = _guarded_class(cls, policy)
+    model.__class__ = _guarded_class(cls, _options(policy, on_repair, strict))
     return model
 
 

@@ -10,43 +10,64 @@ session itself is never written.
 from __future__ import annotations
 
 import contextvars
-import logging
+import dataclasses
+import os
+from collections.abc import Sequence
 from typing import Any
 
 import toolpair
 from toolpair import Policy, Repaired
-from toolpair.integrations._hosts import LITELLM_PROVIDERS
+from toolpair.integrations._base import Guard, Integration, OnRepair, Target
+from toolpair.integrations._hosts import by_class, litellm_target
 
 from ._codec import CODEC
-
-logger = logging.getLogger("toolpair.google_adk")
 
 #: Plugin name (ADK refuses two plugins of one name on a runner).
 NAME = "toolpair"
 
-#: LiteLLM provider segment -> toolpair provider (LiteLlm speaks Chat Completions
-#: unless the segment names another API), with the "claude" alias.
-_SEGMENTS = {**LITELLM_PROVIDERS, "claude": "anthropic"}
+#: ADK model class name -> how it is read.
+_CLASSES = {"AnthropicLlm": "anthropic", "LiteLlm": "litellm", "Gemini": "gemini"}
+
+
+class GoogleAdk(Integration):
+    """Google ADK: the request contents are google-genai ``Content`` objects."""
+
+    name = "google_adk"
+
+    def detect(self, model: object) -> Target:
+        if isinstance(model, str):
+            return Target("gemini", _family(model))
+        if model is None:
+            return Target("portable")
+        name = getattr(model, "model", None)
+        name = name if isinstance(name, str) else None
+        found = by_class(model, _CLASSES)
+        kind = found[1] if found is not None else None
+        if kind == "anthropic":
+            return Target("anthropic", name)
+        if kind == "litellm" and name:
+            provider, model_id = litellm_target(name)
+            return Target(provider, model_id)
+        if kind == "gemini":
+            return Target("vertex" if _on_vertex(model) else "gemini", _family(name))
+        return Target("portable", name)
+
+    def codec(self, target: Target) -> Any:
+        return CODEC
+
+
+INTEGRATION = GoogleAdk()
+
+
+def _family(model: str | None) -> str | None:
+    # ADK passes "models/..." and resource names; the family is the last segment.
+    return model.rsplit("/", 1)[-1] if model else model
 
 
 def detect(model: Any) -> tuple[str, str | None]:
     """(toolpair provider, model id) for an ADK model object or model string."""
-    if isinstance(model, str):
-        return ("gemini", model)
-    names = {c.__name__ for c in type(model).__mro__}
-    name = getattr(model, "model", None)
-    name = name if isinstance(name, str) else None
-    if "AnthropicLlm" in names:
-        return ("anthropic", name)
-    if "LiteLlm" in names and name:
-        segment, _, rest = name.partition("/")
-        provider = _SEGMENTS.get(segment.lower()) if rest else None
-        if provider is None:
-            return ("openai", name)
-        return (provider if provider in toolpair.PROVIDERS else "portable", rest)
-    if "Gemini" in names:
-        return ("vertex" if _on_vertex(model) else "gemini", name)
-    return ("portable", name)
+    target = INTEGRATION.detect(model)
+    return target.provider, target.model
 
 
 def _on_vertex(model: Any) -> bool:
@@ -77,41 +98,39 @@ def repair_contents(
     return toolpair.repair(contents, provider, model=model, format=CODEC, policy=policy)
 
 
-class _Repairer:
-    def __init__(
-        self,
-        provider: str | None,
-        model: str | None,
-        policy: Policy | None,
-        on_repair: Any,
-    ) -> None:
-        self.provider = provider
-        self.model = model
-        self.policy = policy
-        self.on_repair = on_repair
-        #: The report of the last request that needed a repair.
-        self.last: Repaired | None = None
+def _guard(
+    provider: str | None,
+    model: str | None,
+    policy: Policy | None,
+    on_repair: OnRepair | None,
+    strict: bool = False,
+    record_dir: str | os.PathLike[str] | None = None,
+) -> Guard:
+    return Guard(
+        INTEGRATION,
+        provider=provider,
+        model=model,
+        policy=policy,
+        on_repair=on_repair,
+        strict=strict,
+        record_dir=record_dir,
+    )
 
-    def __call__(self, callback_context: Any, llm_request: Any) -> None:
-        contents = list(llm_request.contents or [])
-        if not contents:
-            return None
-        provider, model = self.provider, self.model
-        if provider is None:
-            provider, found = detect(_agent_model(callback_context) or llm_request.model or "")
-            model = model or found
-        model = model or getattr(llm_request, "model", None)
-        if provider in ("gemini", "vertex") and isinstance(model, str):
-            # ADK passes "models/..." and resource names; the family is the last segment.
-            model = model.rsplit("/", 1)[-1]
-        fixed = repair_contents(contents, provider, model=model, policy=self.policy)
-        if fixed.changed:
-            llm_request.contents = fixed.messages
-            self.last = fixed
-            logger.info("repaired %d fix(es) for %s", len(fixed.fixes), provider)
-            if self.on_repair is not None:
-                self.on_repair(fixed)
+
+def _before_model(guard: Guard, callback_context: Any, llm_request: Any) -> None:
+    contents: Sequence[Any] = list(llm_request.contents or [])
+    if not contents:
         return None
+    asked = getattr(llm_request, "model", None)
+    target = guard.target(_agent_model(callback_context) or asked or "")
+    if target.model is None and isinstance(asked, str) and asked:
+        # The request names the model it goes to where the agent's model object does not.
+        gemini = target.provider in ("gemini", "vertex")
+        target = dataclasses.replace(target, model=_family(asked) if gemini else asked)
+    fixed = guard.repair(contents, target=target)
+    if fixed is not None and fixed.changed:
+        llm_request.contents = fixed.messages
+    return None
 
 
 # --- keeping the calls ADK would drop -----------------------------------------------
@@ -152,17 +171,18 @@ def before_model_callback(
     provider: str | None = None,
     model: str | None = None,
     policy: Policy | None = None,
-    on_repair: Any = None,
+    on_repair: OnRepair | None = None,
+    strict: bool = False,
 ) -> Any:
     """A callback for ``LlmAgent(before_model_callback=...)`` doing what the plugin
     does, for one agent (ADK before 1.7 has no plugins). It cannot keep the calls
-    ADK 2.10+ drops: that takes the plugin."""
-    repairer = _Repairer(provider, model, policy, on_repair)
+    ADK 2.10+ drops: that takes the plugin. Its `Guard` is its ``guard`` attribute."""
+    guard = _guard(provider, model, policy, on_repair, strict)
 
     def toolpair_before_model(callback_context: Any, llm_request: Any) -> None:
-        return repairer(callback_context, llm_request)
+        return _before_model(guard, callback_context, llm_request)
 
-    toolpair_before_model.repairer = repairer  # type: ignore[attr-defined]
+    toolpair_before_model.guard = guard  # type: ignore[attr-defined]
     return toolpair_before_model
 
 
@@ -183,7 +203,11 @@ def _make_plugin_class() -> type:
         ``Claude`` -> anthropic, ``LiteLlm`` by its ``provider/model`` string).
         ``keep_unanswered`` (default True): on ADK 2.10 and later, keep the calls ADK
         would drop and answer them with the neutral error result instead. ``policy``
-        is toolpair's `Policy`; ``on_repair`` is called with each `Repaired` report.
+        is toolpair's `Policy`; ``on_repair`` receives each repaired request's
+        `RepairEvent` (a callback annotated to take a `Repaired` gets that);
+        ``strict`` raises on a history toolpair cannot read instead of sending it as
+        it is. The provider's answer is not seen by a plugin's before-model hook, so
+        nothing is recorded for the corpus here.
         """
 
         def __init__(
@@ -193,19 +217,20 @@ def _make_plugin_class() -> type:
             model: str | None = None,
             policy: Policy | None = None,
             keep_unanswered: bool = True,
-            on_repair: Any = None,
+            on_repair: OnRepair | None = None,
             name: str = NAME,
+            strict: bool = False,
         ) -> None:
             super().__init__(name=name)
             self.keep_unanswered = keep_unanswered
-            self._repair = _Repairer(provider, model, policy, on_repair)
+            self.guard = _guard(provider, model, policy, on_repair, strict)
             if keep_unanswered:
                 _install_keep()
 
         @property
         def last(self) -> Repaired | None:
             """The report of the last request this plugin changed."""
-            return self._repair.last
+            return self.guard.last_changed
 
         async def before_run_callback(self, *, invocation_context: Any) -> None:
             _KEEP.set(self.keep_unanswered)
@@ -216,7 +241,7 @@ def _make_plugin_class() -> type:
             return None
 
         async def before_model_callback(self, *, callback_context: Any, llm_request: Any) -> Any:
-            return self._repair(callback_context, llm_request)
+            return _before_model(self.guard, callback_context, llm_request)
 
     ToolpairPlugin.__module__ = "toolpair.integrations.google_adk"
     ToolpairPlugin.__qualname__ = "ToolpairPlugin"

@@ -14,12 +14,14 @@ from langchain_core.runnables import Runnable, RunnableLambda
 
 import toolpair
 from toolpair import Policy, Repaired, Violation
+from toolpair.integrations._base import Guard, Integration, OnRepair, Target
 from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
 
 from .._langchain_messages import ProviderLike, as_messages, restore_removals, split_removals
 from ._codec import LangChainCodec
 
 __all__ = [
+    "INTEGRATION",
     "codec_for",
     "model_for",
     "provider_for",
@@ -232,6 +234,63 @@ def repair_report(
     return result
 
 
+class LangChain(Integration):
+    """LangChain: ``BaseMessage`` lists, read as the chat model's converter sends them
+    (so `repair` takes the chat model itself as ``source``, where the hook has it)."""
+
+    name = "langchain"
+
+    def detect(self, model: object) -> Target:
+        return Target(provider_for(model), model_for(model))
+
+    def codec(self, target: Target) -> LangChainCodec:
+        return LangChainCodec(target.provider)
+
+    def repair(
+        self,
+        messages: Sequence[Any],
+        target: Target,
+        policy: Policy | None,
+        *,
+        source: ProviderLike = None,
+        **overrides: Any,
+    ) -> Repaired:
+        return repair_report(
+            messages,
+            source if source is not None else target.provider,
+            model=target.model,
+            policy=policy,
+            **overrides,
+        )
+
+
+INTEGRATION = LangChain()
+
+
+def guarded_step(
+    provider: ProviderLike,
+    *,
+    model: str | None = None,
+    policy: Policy | None = None,
+    on_repair: OnRepair | None = None,
+    strict: bool = False,
+    **overrides: Any,
+) -> Runnable[Any, list[BaseMessage]]:
+    """The LCEL step of `repair_messages` (called without messages): each invocation is
+    a request, repaired through a `Guard`."""
+    guard = Guard(INTEGRATION, policy=policy, on_repair=on_repair, strict=strict)
+    target = Target(provider_for(provider), model or model_for(provider))
+
+    def run(value: Sequence[Any] | PromptValue) -> list[BaseMessage]:
+        repaired = guard.repair(as_messages(value), target=target, source=provider, **overrides)
+        if repaired is None:
+            return as_messages(value)
+        return cast(list[BaseMessage], repaired.messages)
+
+    step: Runnable[Any, list[BaseMessage]] = RunnableLambda(run, name="repair_messages")
+    return step
+
+
 def repair_messages(
     messages: Sequence[Any] | PromptValue | None = None,
     provider: ProviderLike = None,
@@ -246,17 +305,12 @@ def repair_messages(
     ``placeholder=...``).
 
     Called without ``messages`` it returns a Runnable for LCEL:
-    ``prompt | repair_messages(provider=model) | model``.
+    ``prompt | repair_messages(provider=model) | model``; each of its requests goes
+    through a `Guard` (one event per repaired request; a history toolpair cannot read is
+    passed on as it is, with a warning; ``on_repair=`` and ``strict=`` may be given).
     """
     if messages is None:
-
-        def run(value: Sequence[Any] | PromptValue) -> list[BaseMessage]:
-            return cast(
-                list[BaseMessage],
-                repair_report(value, provider, model=model, policy=policy, **overrides).messages,
-            )
-
-        return RunnableLambda(run, name="repair_messages")
+        return guarded_step(provider, model=model, policy=policy, **overrides)
     return repair_report(messages, provider, model=model, policy=policy, **overrides).messages
 
 

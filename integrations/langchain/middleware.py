@@ -10,9 +10,10 @@ from typing import Any
 from langchain.agents.middleware import AgentMiddleware, ModelRequest
 
 from toolpair import Policy
+from toolpair.integrations._base import Guard, OnRepair, Target
 
 from .._langchain_messages import ProviderLike
-from ._repair import model_for, repair_report
+from ._repair import INTEGRATION, model_for, provider_for
 from ._trim import trim_messages
 
 __all__ = ["ToolpairMiddleware"]
@@ -27,6 +28,10 @@ class ToolpairMiddleware(AgentMiddleware):  # type: ignore[type-arg]
     ``trim``: keyword arguments for `trim_messages` (``max_tokens``, ``token_counter``,
     ...), applied before the repair; the system prompt is kept and counted.
     ``policy`` and ``overrides``: as for `repair_messages`.
+    ``on_repair``: receives each repaired request's `RepairEvent` (or its `Repaired`, for
+    a callback annotated so). ``strict``: raise on a history toolpair cannot read instead
+    of sending it as it is. The request goes on to the model through ``handler``, which
+    does not hand back the provider's HTTP answer, so nothing is recorded for the corpus.
     """
 
     def __init__(
@@ -36,6 +41,8 @@ class ToolpairMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         model: str | None = None,
         trim: Mapping[str, Any] | None = None,
         policy: Policy | None = None,
+        on_repair: OnRepair | None = None,
+        strict: bool = False,
         **overrides: Any,
     ) -> None:
         super().__init__()
@@ -44,6 +51,7 @@ class ToolpairMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         self.trim = dict(trim) if trim else None
         self.policy = policy
         self.overrides = overrides
+        self.guard = Guard(INTEGRATION, policy=policy, on_repair=on_repair, strict=strict)
         #: The fixes of the latest request (empty when the history was already valid).
         self.last_fixes: list[Any] = []
 
@@ -59,8 +67,14 @@ class ToolpairMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         model = self.model or model_for(source) or model_for(request.model)
         # The chat model itself, not its provider name: the codec reads what its
         # converter sends (invalid calls, Gemini signatures) off the model.
-        result = repair_report(messages, source, model=model, policy=self.policy, **self.overrides)
-        self.last_fixes = list(result.fixes)
+        self.guard.policy = self.policy
+        target = Target(provider_for(source), model)
+        result = self.guard.repair(messages, target=target, source=source, **self.overrides)
+        self.last_fixes = list(result.fixes) if result is not None else []
+        if result is None:
+            if len(messages) == len(request.messages):
+                return request
+            return request.override(messages=messages)
         if not result.changed and len(messages) == len(request.messages):
             return request
         return request.override(messages=list(result.messages))

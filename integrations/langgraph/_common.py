@@ -12,6 +12,7 @@ from langchain_core.messages import BaseMessage
 
 import toolpair
 from toolpair import Policy, Repaired, Violation
+from toolpair.integrations._base import Integration, Target
 from toolpair.integrations._hosts import DEEPSEEK
 from toolpair.integrations._langchain_messages import (
     ProviderLike,
@@ -22,6 +23,7 @@ from toolpair.integrations._langchain_messages import (
 from toolpair.integrations.langchain import LangChainCodec, codec_for, model_for, provider_for
 
 __all__ = [
+    "INTEGRATION",
     "ProviderLike",
     "codec",
     "host_for",
@@ -199,3 +201,31 @@ def validate_list(
     return toolpair.validate(
         kept, rules_for(provider), model=_model(provider, model), format=codec_
     )
+
+
+class LangGraph(Integration):
+    """LangGraph: LangChain messages in a graph's state, held to the rules of the chat
+    model the graph calls (a host's where they differ), ``RemoveMessage`` entries set
+    aside; `repair` takes the chat model (or name) itself as ``source``."""
+
+    name = "langgraph"
+
+    def detect(self, model: object) -> Target:
+        return Target(rules_for(model), model_id(model))
+
+    def codec(self, target: Target) -> LangChainCodec:
+        return codec(target.provider)
+
+    def repair(
+        self,
+        messages: Sequence[Any],
+        target: Target,
+        policy: Policy | None,
+        *,
+        source: ProviderLike = None,
+        **options: Any,
+    ) -> Repaired:
+        return repair_list(messages, source, model=target.model, policy=policy)
+
+
+INTEGRATION = LangGraph()

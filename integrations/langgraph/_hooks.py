@@ -20,10 +20,19 @@ from langchain_core.messages import BaseMessage, HumanMessage, RemoveMessage
 
 import toolpair
 from toolpair import Policy
+from toolpair.integrations._base import Guard, OnRepair, Target
 from toolpair.integrations._langchain_messages import content_text, list_counter
 from toolpair.integrations.langchain import codec_for, trim_messages
 
-from ._common import ProviderLike, codec, repair_list, writing_rules
+from ._common import (
+    INTEGRATION,
+    ProviderLike,
+    codec,
+    model_id,
+    repair_list,
+    rules_for,
+    writing_rules,
+)
 from ._thread import DEFAULT_PROVIDER
 
 __all__ = ["repair_hook", "repair_node", "summarize_hook", "summary_split"]
@@ -75,6 +84,16 @@ def _model_input(
     return messages, update
 
 
+def _sent(
+    guard: Guard, messages: list[BaseMessage], provider: ProviderLike, model: str | None
+) -> list[BaseMessage]:
+    """What the model is sent for ``messages``: repaired through the hook's guard (as
+    they are when the history cannot be read)."""
+    target = Target(rules_for(provider), model if model is not None else model_id(provider))
+    repaired = guard.repair(messages, target=target, source=provider)
+    return list(messages if repaired is None else repaired.messages)
+
+
 def repair_hook(
     provider: ProviderLike = None,
     *,
@@ -82,6 +101,8 @@ def repair_hook(
     policy: Policy | None = None,
     trim: Mapping[str, Any] | None = None,
     inner: Any = None,
+    on_repair: OnRepair | None = None,
+    strict: bool = False,
 ) -> Callable[[Any], dict[str, Any]]:
     """A ``pre_model_hook`` for ``create_react_agent`` that sends the model a history
     ``provider`` accepts, without writing to the state::
@@ -95,16 +116,18 @@ def repair_hook(
     the repair; when even the newest unit is over budget, that unit alone is sent.
     ``inner``: the user's own pre_model_hook (a function or runnable), run first; its
     ``llm_input_messages`` (or its persisted ``messages`` update) is what gets repaired,
-    and its other updates are passed on.
+    and its other updates are passed on. ``on_repair``/``strict``: the `Guard`'s (one
+    event per repaired request; an unreadable history is sent as it is with a warning).
     """
     options = dict(trim) if trim else None
+    guard = Guard(INTEGRATION, policy=policy, on_repair=on_repair, strict=strict)
 
     def hook(state: Any) -> dict[str, Any]:
         messages, update = _model_input(inner, state)
         if options is not None and messages:
             trimmed = trim_messages(messages, **options)
             messages = trimmed or _last_unit(messages, provider)
-        fixed = list(repair_list(messages, provider, model=model, policy=policy).messages)
+        fixed = _sent(guard, messages, provider, model)
         if not fixed:
             # An empty list would make create_react_agent fall back to the full history.
             fixed = list(_state_messages(state))
@@ -183,6 +206,8 @@ def summarize_hook(
     policy: Policy | None = None,
     persist: bool = True,
     prompt: str = SUMMARY_PROMPT,
+    on_repair: OnRepair | None = None,
+    strict: bool = False,
 ) -> Callable[[Any], dict[str, Any]]:
     """A ``pre_model_hook`` that summarises the older part of a history longer than
     ``max_tokens``, keeping the newest whole units within ``keep_tokens`` (by default
@@ -195,6 +220,7 @@ def summarize_hook(
     the model gets a repaired list as ``llm_input_messages``.
     """
     keep = keep_tokens if keep_tokens is not None else max_tokens // 2
+    guard = Guard(INTEGRATION, policy=policy, on_repair=on_repair, strict=strict)
 
     def hook(state: Any) -> dict[str, Any]:
         messages = _state_messages(state)
@@ -208,7 +234,7 @@ def summarize_hook(
                 messages = [summary, *kept]
                 if persist:
                     update["messages"] = [RemoveMessage(id=REMOVE_ALL), *messages]
-        fixed = list(repair_list(messages, provider, model=model, policy=policy).messages)
+        fixed = _sent(guard, messages, provider, model)
         return {**update, "llm_input_messages": fixed or messages}
 
     hook.__name__ = "toolpair_summarize_hook"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.base.llms.types import (
@@ -21,7 +21,8 @@ from llama_index.core.llms.function_calling import FunctionCallingLLM
 from llama_index.core.llms.llm import LLM, ToolSelection
 
 from toolpair import Policy, Repaired
-from toolpair.integrations.llamaindex._repair import model_for, provider_for, repair_messages
+from toolpair.integrations._base import Guard, OnRepair, Target
+from toolpair.integrations.llamaindex._repair import INTEGRATION, model_for, provider_for
 
 __all__ = ["GuardedLLM", "guard"]
 
@@ -47,12 +48,17 @@ class GuardedLLM(FunctionCallingLLM):
         description="The model id whose family's rules apply; empty means read it off the LLM.",
     )
     policy: Any = Field(default=None, description="A toolpair.Policy, or None for the default.")
-    on_repair: Callable[[Repaired], None] | None = Field(
+    on_repair: OnRepair | None = Field(
         default=None,
         exclude=True,
-        description="Called with every repair that changed something (logging, metrics).",
+        description="Called with each repaired request's RepairEvent (or its Repaired, for a "
+        "callback annotated so): logging, metrics.",
     )
-    _last: Repaired | None = PrivateAttr(default=None)
+    strict: bool = Field(
+        default=False,
+        description="Raise on a history toolpair cannot read instead of sending it as is.",
+    )
+    _guard: Guard = PrivateAttr()
 
     def __init__(self, llm: LLM | None = None, **data: Any) -> None:
         if llm is not None:
@@ -64,6 +70,9 @@ class GuardedLLM(FunctionCallingLLM):
             self.model = model_for(self.llm) or ""
         if self.policy is not None and not isinstance(self.policy, Policy):
             raise TypeError(f"policy must be a toolpair.Policy, got {type(self.policy).__name__}")
+        self._guard = Guard(
+            INTEGRATION, policy=self.policy, on_repair=self.on_repair, strict=self.strict
+        )
 
     @classmethod
     def class_name(cls) -> str:
@@ -76,17 +85,15 @@ class GuardedLLM(FunctionCallingLLM):
     @property
     def last_repair(self) -> Repaired | None:
         """The repair of the most recent request (None before the first)."""
-        return self._last
+        return self._guard.last
 
     def repair(self, messages: Sequence[ChatMessage]) -> list[ChatMessage]:
         """The messages ``llm`` will actually be sent for ``messages``."""
-        repaired = repair_messages(
-            messages, self.provider, model=self.model or None, policy=self.policy
-        )
-        self._last = repaired
-        if repaired.changed and self.on_repair is not None:
-            self.on_repair(repaired)
-        return list(repaired.messages)
+        # The fields are the target (set from the wrapped LLM at construction, and the
+        # user may change them since).
+        target = Target(self.provider, self.model or None)
+        repaired = self._guard.repair(messages, target=target)
+        return list(messages if repaired is None else repaired.messages)
 
     def _history(
         self, user_msg: str | ChatMessage | None, chat_history: list[ChatMessage] | None

@@ -12,11 +12,19 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 import toolpair
 from toolpair import Fix, Policy, Repaired, Violation
 from toolpair.engine.fast import certainly_valid
+from toolpair.integrations._base import Integration, Target
 from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
 from toolpair.integrations.llamaindex._codec import LlamaIndexCodec, call_block_type
 from toolpair.providers import Context
 
-__all__ = ["CODEC", "model_for", "provider_for", "repair_messages", "validate_messages"]
+__all__ = [
+    "CODEC",
+    "INTEGRATION",
+    "model_for",
+    "provider_for",
+    "repair_messages",
+    "validate_messages",
+]
 
 CODEC = LlamaIndexCodec()
 #: The codec for the profiles whose rules read Gemini thought signatures.
@@ -255,3 +263,26 @@ def validate_messages(
         ]
     target = provider or "portable"
     return found + toolpair.validate(history, target, model=model, format=codec_for(target))
+
+
+class LlamaIndex(Integration):
+    """LlamaIndex: ``ChatMessage`` lists, with the Anthropic converter's own call
+    rewriting (`repair_messages`)."""
+
+    name = "llamaindex"
+
+    def detect(self, model: object) -> Target:
+        if model is None:
+            return Target()
+        return Target(provider_for(model), model_for(model))
+
+    def codec(self, target: Target) -> LlamaIndexCodec:
+        return codec_for(target.provider)
+
+    def repair(
+        self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
+    ) -> Repaired:
+        return repair_messages(messages, target.provider, model=target.model, policy=policy)
+
+
+INTEGRATION = LlamaIndex()

@@ -10,20 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from toolpair.integrations._hosts import LITELLM_PROVIDERS, provider_at
+from toolpair.integrations._hosts import litellm_target, provider_at
 from toolpair.providers import PROVIDERS
-
-#: LiteLLM / any-llm provider segment -> toolpair provider: LiteLLM's providers, and
-#: the names any-llm (and a few LiteLLM aliases) give them. Segments not listed here are
-#: judged with the portable profile (every provider's rules at once).
-_SEGMENTS: dict[str, str] = {
-    **LITELLM_PROVIDERS,
-    "claude": "anthropic",
-    "google": "gemini",
-    "vertexai": "vertex",
-    "mistralai": "mistral",
-    "codestral": "mistral",
-}
 
 #: Profiles the lead is adding, and what to use until this toolpair has them.
 _FALLBACK = {"vertex": "gemini", "deepseek": "openai", "deepseek-responses": "openai-responses"}
@@ -34,33 +22,6 @@ def known(provider: str) -> str:
     if provider in PROVIDERS:
         return provider
     return known(_FALLBACK[provider]) if provider in _FALLBACK else "portable"
-
-
-def _routed(name: str) -> tuple[str, str | None]:
-    """A ``provider/model`` string as LiteLLM or any-llm routes it."""
-    segment, _, rest = name.partition("/")
-    if not rest:
-        # LiteLLM infers the provider from a bare model name.
-        return _by_model_name(segment, responses=False), segment
-    provider = _SEGMENTS.get(segment.lower())
-    if provider is None:
-        provider = "portable"
-    return provider, rest.rpartition("/")[2] if provider != "bedrock" else rest
-
-
-def _by_model_name(name: str, *, responses: bool) -> str:
-    low = name.lower()
-    if low.startswith(("claude", "anthropic.")):
-        return "anthropic"
-    if low.startswith("gemini"):
-        return "gemini"
-    if low.startswith(("mistral", "ministral", "magistral", "codestral", "devstral")):
-        return "mistral"
-    if low.startswith("deepseek"):
-        return "deepseek"
-    if low.startswith(("gpt", "o1", "o3", "o4", "chatgpt", "codex", "computer-use")):
-        return "openai-responses" if responses else "openai"
-    return "portable"
 
 
 def _responses_default() -> bool:
@@ -93,7 +54,7 @@ def detect(model: Any) -> tuple[str, str | None]:
     if isinstance(model, str):
         prefix, _, rest = model.partition("/")
         if prefix in ("litellm", "any-llm") and rest:
-            return _routed(rest)
+            return litellm_target(rest)
         if prefix == "openai" and rest:
             model = rest
         return ("openai-responses" if _responses_default() else "openai"), model
@@ -116,7 +77,7 @@ def detect(model: Any) -> tuple[str, str | None]:
         if model_id is None:
             return "portable", None
         base = getattr(model, "base_url", None)
-        provider, mid = _routed(model_id)
+        provider, mid = litellm_target(model_id)
         if base and provider in ("openai", "portable"):
             provider = provider_at(base, responses=False) or provider
         return provider, mid

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import os
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from agents.models.interface import Model, ModelProvider
@@ -28,8 +29,9 @@ from agents.models.openai_responses import OpenAIResponsesModel
 from agents.run import CallModelData, ModelInputData, RunConfig, Runner
 
 import toolpair
-from toolpair import Policy, _api
+from toolpair import Policy, Repaired, _api
 from toolpair.formats.responses import CALL_TYPES, OUTPUT_TYPES
+from toolpair.integrations._base import Guard, Integration, OnRepair, Target, status_of
 
 from ._detect import detect, known
 from ._fast import CHAT_CODEC
@@ -66,12 +68,33 @@ def repair_items(
     history on the client), so the outputs that open ``items`` and answer no call in
     them are sent as they are, their calls may live on the server; the rest is
     repaired."""
+    out: list[Any] = _repaired_items(
+        items, provider, model, policy, server_state, keep_head_outputs
+    ).messages
+    return out
+
+
+def _repaired_items(
+    items: list[Any],
+    provider: str,
+    model: str | None,
+    policy: Policy | None,
+    server_state: str | None,
+    keep_head_outputs: bool,
+) -> Repaired:
+    """`repair_items` with its report: ``.messages`` is what `repair_items` returns."""
     if keep_head_outputs and server_state is None and provider in _SERVER_STATE:
         head = _lone_head_outputs(items)
         if head:
             rest = items[head:]
-            fixed = repair_items(rest, provider, model=model, policy=policy)
-            return items if fixed is rest else [*items[:head], *fixed]
+            fixed = _repaired_items(rest, provider, model, policy, None, False)
+            if fixed.messages is not rest:
+                fixed.messages = [*items[:head], *fixed.messages]
+                # The report names indices in the items as sent.
+                fixed.fixes = [dataclasses.replace(f, index=f.index + head) for f in fixed.fixes]
+            else:
+                fixed.messages = items
+            return fixed
     ctx: dict[str, Any] = {}
     if server_state is not None and provider in _SERVER_STATE:
         ctx["previous_response_id"] = server_state
@@ -80,18 +103,56 @@ def repair_items(
     fmt = CHAT_CODEC if provider == "openai" else FORMAT
     # The common case first, as repair itself starts: one pass, nothing decoded.
     if _api.parse(items, provider, fmt, ctx, model).certainly_valid():
-        return items
+        return Repaired(items, [], {}, provider, _format_name(fmt))
     send_stripped = provider in _RESPONSES and not _SDK_STRIPS_FAKE_IDS
     view, originals, stripped = _as_dicts(items, keep_stripped=send_stripped)
     rep = toolpair.repair(view, provider, model=model, policy=policy, format=fmt, **ctx)
     # What repair could not fix is in its warning; the items go as they were.
     if not rep.changed:
         if stripped and originals is not None:
-            return [originals.get(id(m), m) for m in view]
-        return items
-    if originals is None:
-        return list(rep.messages)
-    return [originals.get(id(m), m) for m in rep.messages]
+            rep.messages = [originals.get(id(m), m) for m in view]
+        else:
+            rep.messages = items
+    elif originals is None:
+        rep.messages = list(rep.messages)
+    else:
+        rep.messages = [originals.get(id(m), m) for m in rep.messages]
+    return rep
+
+
+def _format_name(fmt: Any) -> str:
+    return fmt if isinstance(fmt, str) else str(getattr(fmt, "name", FORMAT))
+
+
+class OpenAIAgents(Integration):
+    """The OpenAI Agents SDK: Responses input items whatever model receives them."""
+
+    name = "openai_agents"
+
+    def detect(self, model: object) -> Target:
+        provider, model_id = detect(model)
+        return Target(known(provider), model_id)
+
+    def codec(self, target: Target) -> Any:
+        return CHAT_CODEC if target.provider == "openai" else FORMAT
+
+    def repair(
+        self,
+        messages: Sequence[Any],
+        target: Target,
+        policy: Policy | None,
+        *,
+        server_state: str | None = None,
+        keep_head_outputs: bool = False,
+        **options: Any,
+    ) -> Repaired:
+        items = messages if isinstance(messages, list) else list(messages)
+        return _repaired_items(
+            items, target.provider, target.model, policy, server_state, keep_head_outputs
+        )
+
+
+INTEGRATION = OpenAIAgents()
 
 
 def _field(item: Any, name: str) -> Any:
@@ -192,7 +253,7 @@ def _distinct_call_ids(items: list[Any]) -> list[Any]:
     call and the output that follows it get a fresh id. The same list when none is
     reused; a server-managed run keeps its ids (the calls live on the server)."""
     seen: set[str] = set()
-    taken: set[str] | None = None
+    taken: set[object] | None = None
     pending: dict[str, str] = {}  # reused id -> the fresh id its next output takes
     out: list[Any] | None = None
     for k, item in enumerate(items):
@@ -293,11 +354,16 @@ class ToolpairInputFilter:
         model: str | None = None,
         policy: Policy | None = None,
         inner: Callable[[CallModelData[Any]], Any] | None = None,
+        on_repair: OnRepair | None = None,
+        strict: bool = False,
     ) -> None:
         self.provider = provider
         self.model = model
         self.policy = policy
         self.inner = inner
+        self.on_repair = on_repair
+        self.strict = strict
+        self.guard = Guard(INTEGRATION, policy=policy, on_repair=on_repair, strict=strict)
         # Set by with_toolpair: the run-level model, and whether models resolved by its
         # provider repair themselves (they see the server-managed ids, the filter does not).
         self._run_model: Any = None
@@ -342,14 +408,14 @@ class ToolpairInputFilter:
         if self._deferred(data.agent):
             return out
         provider, model = self.target(data.agent)
-        items = repair_items(
+        self.guard.policy = self.policy
+        repaired = self.guard.repair(
             out.input,
-            provider,
-            model=model,
-            policy=self.policy,
+            target=Target(provider, model),
             server_state=None if server is UNKNOWN else server,
             keep_head_outputs=server is UNKNOWN,
         )
+        items = out.input if repaired is None else repaired.messages
         if items is out.input:
             return out
         return ModelInputData(input=items, instructions=out.instructions)
@@ -358,7 +424,10 @@ class ToolpairInputFilter:
 class ToolpairModel(Model):
     """A ``Model`` that repairs its input before the wrapped model sends it. It receives
     ``previous_response_id`` and ``conversation_id``, so in a server-managed run it keeps
-    outputs whose calls live on the server. Everything else is the wrapped model's."""
+    outputs whose calls live on the server. Everything else is the wrapped model's.
+    ``on_repair``/``strict`` are the `Guard`'s; with ``record_dir`` each request the
+    provider and toolpair disagreed on is recorded (the items are Responses input
+    items, the answer is the wrapped model's reply or error)."""
 
     def __init__(
         self,
@@ -367,37 +436,60 @@ class ToolpairModel(Model):
         provider: Any = None,
         model_id: str | None = None,
         policy: Policy | None = None,
+        on_repair: OnRepair | None = None,
+        strict: bool = False,
+        record_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.toolpair_inner = model
         self._provider = provider
         self._model_id = model_id
         self._policy = policy
         self._target: tuple[str, str | None] | None = None
+        self.guard = Guard(
+            INTEGRATION,
+            policy=policy,
+            on_repair=on_repair,
+            strict=strict,
+            record_dir=record_dir,
+        )
 
     def target(self) -> tuple[str, str | None]:
         if self._target is None:
             self._target = _target(self._provider, self._model_id, self.toolpair_inner)
         return self._target
 
-    def _prepare(self, input: Any, kwargs: dict[str, Any]) -> Any:
+    def _prepare(self, input: Any, kwargs: dict[str, Any]) -> tuple[Any, Repaired | None]:
         if not isinstance(input, list):
-            return input
+            return input, None
         server = kwargs.get("previous_response_id") or kwargs.get("conversation_id")
-        provider, model = self.target()
-        return repair_items(input, provider, model=model, policy=self._policy, server_state=server)
+        repaired = self.guard.repair(input, target=Target(*self.target()), server_state=server)
+        return (input if repaired is None else repaired.messages), repaired
+
+    def _observe(self, sent: Any, repaired: Repaired | None, exc: BaseException | None) -> None:
+        if self.guard.recorder is None or not isinstance(sent, list):
+            return
+        status = 200 if exc is None else status_of(exc)
+        if status is not None:
+            self.guard.observe({"input": sent}, repaired, status=status, error=exc)
 
     async def get_response(
         self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
     ) -> Any:
-        prepared = self._prepare(input, kwargs)
-        return await self.toolpair_inner.get_response(
-            system_instructions, prepared, *args, **kwargs
-        )
+        prepared, repaired = self._prepare(input, kwargs)
+        try:
+            response = await self.toolpair_inner.get_response(
+                system_instructions, prepared, *args, **kwargs
+            )
+        except Exception as e:
+            self._observe(prepared, repaired, e)
+            raise
+        self._observe(prepared, repaired, None)
+        return response
 
     def stream_response(
         self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        prepared = self._prepare(input, kwargs)
+        prepared, _ = self._prepare(input, kwargs)
         return self.toolpair_inner.stream_response(system_instructions, prepared, *args, **kwargs)
 
     # The rest is the wrapped model's: retry advice, closing, prompt-cache support...
@@ -437,9 +529,19 @@ class ToolpairModelProvider(ModelProvider):
         provider: Any = None,
         model: str | None = None,
         policy: Policy | None = None,
+        on_repair: OnRepair | None = None,
+        strict: bool = False,
+        record_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         self.toolpair_inner = inner
-        self._options = {"provider": provider, "model_id": model, "policy": policy}
+        self._options = {
+            "provider": provider,
+            "model_id": model,
+            "policy": policy,
+            "on_repair": on_repair,
+            "strict": strict,
+            "record_dir": record_dir,
+        }
         self._last: dict[str | None, tuple[Model, ToolpairModel]] = {}
 
     def get_model(self, model_name: str | None) -> Model:
@@ -469,8 +571,10 @@ def with_toolpair(run_config: RunConfig | None = None, **options: Any) -> RunCon
     repaired: the given settings are kept, a filter already set runs first (see
     `ToolpairInputFilter`), and models resolved through its model provider repair with
     the run's ``previous_response_id`` / ``conversation_id`` in view, so server-managed
-    runs need no flag. ``options``: ``provider``, ``model``, ``policy``."""
-    unknown = set(options) - {"provider", "model", "policy"}
+    runs need no flag. ``options``: ``provider``, ``model``, ``policy``, and the `Guard`'s
+    ``on_repair``, ``strict`` and ``record_dir`` (recorded by the models, which see the
+    provider's answer)."""
+    unknown = set(options) - {"provider", "model", "policy", "on_repair", "strict", "record_dir"}
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
     rc = run_config if run_config is not None else RunConfig()
@@ -484,6 +588,8 @@ def with_toolpair(run_config: RunConfig | None = None, **options: Any) -> RunCon
             "provider": existing.provider,
             "model": existing.model,
             "policy": existing.policy,
+            "on_repair": existing.on_repair,
+            "strict": existing.strict,
             **options,
         }
         existing = existing.inner
@@ -497,12 +603,17 @@ def with_toolpair(run_config: RunConfig | None = None, **options: Any) -> RunCon
             provider=options.get("provider"),
             model_id=options.get("model"),
             policy=options.get("policy"),
+            on_repair=options.get("on_repair"),
+            strict=bool(options.get("strict")),
+            record_dir=options.get("record_dir"),
         )
     filt = ToolpairInputFilter(
         options.get("provider"),
         model=options.get("model"),
         policy=options.get("policy"),
         inner=existing,
+        on_repair=options.get("on_repair"),
+        strict=bool(options.get("strict")),
     )
     filt._run_model = run_model
     filt._models_repair = True

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai import RunContext
@@ -12,9 +12,9 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse
 
 from toolpair import Policy, Repaired
+from toolpair.integrations._base import Guard, OnRepair
 
-from ._processors import repair_for_request
-from ._provider import model_for, provider_for
+from ._processors import INTEGRATION
 
 #: 2.x runs ``prepare_model_request`` once per attempt with the model that will serve
 #: it; 1.x has no such hook, and there ``wrap_model_request`` is the last point before
@@ -30,24 +30,38 @@ class RepairGuard(AbstractCapability[Any]):
 
     With a `FallbackModel` each attempt is repaired for the model actually tried.
     ``provider`` and ``model`` (a model id) override what is read off that model.
+    ``on_repair`` receives each repaired request's `RepairEvent` (or its `Repaired`,
+    for a callback annotated so); a history toolpair cannot read is sent as it is with a
+    warning, unless ``strict``. The request pydantic-ai builds is not a wire body the
+    guard sees, so nothing is recorded for the corpus here.
     """
 
     provider: str | None = None
     model: str | None = None
     policy: Policy | None = None
-    on_repair: Callable[[Repaired], None] | None = None
+    on_repair: OnRepair | None = None
+    strict: bool = False
+    guard: Guard = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.guard = Guard(
+            INTEGRATION,
+            provider=self.provider,
+            model=self.model,
+            policy=self.policy,
+            on_repair=self.on_repair,
+            strict=self.strict,
+        )
+
+    @property
+    def last(self) -> Repaired | None:
+        """The report of the latest request (None before the first)."""
+        return self.guard.last
 
     def _repair(self, model: Any, messages: Sequence[ModelMessage]) -> list[ModelMessage] | None:
-        repaired = repair_for_request(
-            messages,
-            self.provider or provider_for(model),
-            model=self.model or model_for(model),
-            policy=self.policy,
-        )
-        if not repaired.fixes:
+        repaired = self.guard.repair(messages, model)
+        if repaired is None or not repaired.fixes:
             return None
-        if self.on_repair is not None:
-            self.on_repair(repaired)
         return list(repaired.messages)
 
     async def prepare_model_request(self, ctx: RunContext[Any], request_context: Any) -> Any:

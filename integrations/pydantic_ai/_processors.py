@@ -16,6 +16,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest
 
 import toolpair
 from toolpair import Policy, Repaired
+from toolpair.integrations._base import Guard, Integration, OnRepair, Target
 
 from ._codec import PydanticAICodec
 from ._provider import PORTABLE, model_for, provider_for
@@ -91,6 +92,31 @@ def repair_for_request(
     return repaired
 
 
+class PydanticAI(Integration):
+    """pydantic-ai: ``ModelMessage`` lists, read as the model class for the provider
+    sends them, repaired as a history about to be sent (`repair_for_request`)."""
+
+    name = "pydantic_ai"
+
+    def detect(self, model: object) -> Target:
+        if model is None:
+            return Target(PORTABLE)
+        return Target(provider_for(model), model_for(model))
+
+    def codec(self, target: Target) -> PydanticAICodec:
+        return codec_for(target.provider)
+
+    def repair(
+        self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
+    ) -> Repaired:
+        return repair_for_request(messages, target.provider, model=target.model, policy=policy)
+
+
+INTEGRATION = PydanticAI()
+#: The guard of the ready-made `repair_history`.
+_DEFAULT = Guard(INTEGRATION)
+
+
 def history_repairer(
     provider: str | None = None,
     *,
@@ -98,7 +124,8 @@ def history_repairer(
     policy: Policy | None = None,
     takes_ctx: bool = True,
     is_async: bool = False,
-    on_repair: Callable[[Repaired], None] | None = None,
+    on_repair: OnRepair | None = None,
+    strict: bool = False,
 ) -> Processor:
     """A repairing history processor, in the shape asked for.
 
@@ -106,18 +133,25 @@ def history_repairer(
     gets a `RunContext` (``takes_ctx=True``), else "portable" (valid everywhere).
     ``model`` (a model id) likewise: None reads it off the run's model; without a
     `RunContext` and without it, the strictest rules of the provider's API apply.
-    ``on_repair`` gets every `Repaired` that changed something (for logging/metrics).
-    Its output is persisted: a ``ProcessHistory`` / ``history_processors`` entry rewrites
-    the run's history. Use `RepairGuard` to repair only what is sent.
+    ``on_repair`` gets each repaired request's `RepairEvent` (or its `Repaired`, for a
+    callback annotated so); a history toolpair cannot read is kept as it is with a
+    warning (``strict=True`` raises). Its output is persisted: a ``ProcessHistory`` /
+    ``history_processors`` entry rewrites the run's history. Use `RepairGuard` to repair
+    only what is sent.
     """
 
+    guard = Guard(
+        INTEGRATION,
+        provider=provider,
+        model=model,
+        policy=policy,
+        on_repair=on_repair,
+        strict=strict,
+    )
+
     def run(ctx: RunContext[Any] | None, messages: list[ModelMessage]) -> list[ModelMessage]:
-        chosen = provider or (provider_for(ctx.model) if ctx is not None else PORTABLE)
-        model_id = model or (model_for(ctx.model) if ctx is not None else None)
-        repaired = repair_for_request(messages, chosen, model=model_id, policy=policy)
-        if on_repair is not None and repaired.fixes:
-            on_repair(repaired)
-        return list(repaired.messages)
+        repaired = guard.repair(messages, ctx.model if ctx is not None else None)
+        return list(messages if repaired is None else repaired.messages)
 
     if takes_ctx and is_async:
 
@@ -153,8 +187,8 @@ def repair_history(ctx: RunContext[Any], messages: list[ModelMessage]) -> list[M
     Repairs for the provider and model id behind the run's model with the default
     `Policy`, and the repaired history is what the run keeps.
     """
-    fixed = repair_for_request(messages, provider_for(ctx.model), model=model_for(ctx.model))
-    return list(fixed.messages)
+    fixed = _DEFAULT.repair(messages, ctx.model)
+    return list(messages if fixed is None else fixed.messages)
 
 
 def _compaction_api(name: str) -> Callable[..., Any]:

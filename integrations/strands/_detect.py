@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolpair.integrations._hosts import LITELLM_PROVIDERS
+from toolpair.integrations._base import Target
+from toolpair.integrations._hosts import by_class, litellm_target
 
 #: Strands model class name -> toolpair provider. Matched along the MRO so a user's
-#: subclass of a provider model is judged as that provider.
+#: subclass of a provider model is judged as that provider; LiteLLMModel routes by its
+#: model id's ``provider/`` segment.
 _CLASSES = {
+    "LiteLLMModel": "litellm",
     "BedrockModel": "bedrock",
     "AnthropicModel": "anthropic",
     "OpenAIModel": "openai",
@@ -16,10 +19,6 @@ _CLASSES = {
     "GeminiModel": "gemini",
     "MistralModel": "mistral",
 }
-
-#: LiteLLM routes by the model string's prefix; what it sends is OpenAI Chat shaped,
-#: but the API behind the prefix is the one that rejects a history.
-_LITELLM_PREFIXES = LITELLM_PROVIDERS
 
 #: Without a recognised class, the rules every provider shares.
 FALLBACK = "portable"
@@ -39,17 +38,21 @@ def _model_id(model: Any) -> str | None:
 
 def detect_provider(model: Any) -> tuple[str, str | None]:
     """``(provider, model_id)`` for a Strands ``Model`` instance."""
+    target = target_of(model)
+    return target.provider, target.model
+
+
+def target_of(model: Any) -> Target:
+    """What a request to the Strands ``Model`` ``model`` is judged for."""
     inner = getattr(model, "inner", None)
     if inner is not None and type(model).__name__ == "ToolpairModel":
         model = inner
     model_id = _model_id(model)
-    for klass in type(model).__mro__:
-        if klass.__name__ == "LiteLLMModel":
-            prefix = model_id.split("/", 1)[0] if model_id and "/" in model_id else "openai"
-            provider = _LITELLM_PREFIXES.get(prefix, FALLBACK)
-            bare = model_id.split("/", 1)[1] if model_id and "/" in model_id else model_id
-            return provider, bare
-        provider = _CLASSES.get(klass.__name__)
-        if provider is not None:
-            return provider, model_id
-    return FALLBACK, model_id
+    found = by_class(model, _CLASSES)
+    if found is None:
+        return Target(FALLBACK, model_id)
+    if found[1] == "litellm":
+        # LiteLLM routes by the prefix; a bare id is an OpenAI model to it.
+        provider, bare = litellm_target(model_id) if model_id else ("openai", None)
+        return Target(provider, bare)
+    return Target(found[1], model_id)

@@ -3,15 +3,17 @@ before its inner model formats them, and writes nothing back to the agent."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
+import os
+from collections.abc import AsyncGenerator, AsyncIterable, Sequence
 from typing import Any
 
 from strands.models.model import Model
 
 import toolpair
 from toolpair import Fix, Policy, Repaired
+from toolpair.integrations._base import Guard, Integration, OnRepair, Target, status_of
 
-from ._detect import detect_provider
+from ._detect import target_of
 
 #: Strands' messages are Converse-shaped for every model class.
 FORMAT = "bedrock"
@@ -72,11 +74,39 @@ def repair_messages(
     return result
 
 
+class Strands(Integration):
+    """Strands Agents: its messages are Converse-shaped for every model class."""
+
+    name = "strands"
+
+    def detect(self, model: object) -> Target:
+        return target_of(model)
+
+    def codec(self, target: Target) -> str:
+        return FORMAT
+
+    def repair(
+        self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
+    ) -> Repaired:
+        return repair_messages(
+            messages, target.provider, model=target.model, policy=policy, **options
+        )
+
+
+INTEGRATION = Strands()
+
+
 class ToolpairModel(Model):
     """Wraps any Strands model; each ``stream`` and ``structured_output`` call sends a
     repaired copy of its messages. The provider and model id are read off the inner
-    model's class and config unless given. ``last_repair`` is the latest report, also
-    handed to ``on_repair`` when given."""
+    model's class and config unless given. ``last_repair`` is the latest report;
+    ``on_repair`` receives each repaired request's `RepairEvent` (or its
+    `Repaired`, for a callback annotated so). ``record_dir`` records the requests where
+    toolpair and the provider disagreed (the messages are Converse-shaped, the provider's
+    answer is the inner model's error or its reply)."""
+
+    #: The wrapped model.
+    inner: Any
 
     def __init__(
         self,
@@ -85,33 +115,47 @@ class ToolpairModel(Model):
         provider: str | None = None,
         model: str | None = None,
         policy: Policy | None = None,
-        on_repair: Callable[[Repaired], None] | None = None,
+        on_repair: OnRepair | None = None,
+        strict: bool = False,
+        record_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if isinstance(inner, ToolpairModel):
             # Wrapping twice would only repair twice; the outer options win.
             inner = inner.inner
         self.inner = inner
-        self.provider = provider
-        self.model = model
-        self.policy = policy
-        self.on_repair = on_repair
-        self.last_repair: Repaired | None = None
+        self.guard = Guard(
+            INTEGRATION,
+            provider=provider,
+            model=model,
+            policy=policy,
+            on_repair=on_repair,
+            strict=strict,
+            record_dir=record_dir,
+        )
+
+    @property
+    def last_repair(self) -> Repaired | None:
+        return self.guard.last
 
     def _target(self) -> tuple[str, str | None]:
-        provider, model_id = detect_provider(self.inner)
-        if self.provider is not None:
-            provider = self.provider
-        return provider, self.model if self.model is not None else model_id
+        target = self.guard.target(self.inner)
+        return target.provider, target.model
+
+    def _repair(self, messages: Sequence[Any]) -> tuple[list[Any], Repaired | None]:
+        result = self.guard.repair(messages, self.inner, chat=sends_chat(self.inner))
+        return (list(messages) if result is None else list(result.messages)), result
 
     def repair(self, messages: Sequence[Any]) -> list[Any]:
-        provider, model_id = self._target()
-        result = repair_messages(
-            messages, provider, model=model_id, policy=self.policy, chat=sends_chat(self.inner)
-        )
-        self.last_repair = result
-        if self.on_repair is not None:
-            self.on_repair(result)
-        return list(result.messages)
+        return self._repair(messages)[0]
+
+    def _observe(self, sent: list[Any], result: Repaired | None, exc: BaseException | None) -> None:
+        if self.guard.recorder is None:
+            return
+        status = 200 if exc is None else status_of(exc)
+        if status is not None:
+            self.guard.observe(
+                {"messages": sent}, result, status=status, error=exc, model=self.inner
+            )
 
     # --- the Model interface, delegated -------------------------------------------
 
@@ -149,11 +193,16 @@ class ToolpairModel(Model):
     async def structured_output(  # type: ignore[override]
         self, output_model: Any, prompt: Any, system_prompt: str | None = None, **kwargs: Any
     ) -> AsyncGenerator[Any, None]:
-        fixed = self.repair(prompt)
-        async for event in self.inner.structured_output(
-            output_model, fixed, system_prompt=system_prompt, **kwargs
-        ):
-            yield event
+        fixed, result = self._repair(prompt)
+        try:
+            async for event in self.inner.structured_output(
+                output_model, fixed, system_prompt=system_prompt, **kwargs
+            ):
+                yield event
+        except Exception as e:
+            self._observe(fixed, result, e)
+            raise
+        self._observe(fixed, result, None)
 
     async def stream(  # type: ignore[override]
         self,
@@ -162,6 +211,11 @@ class ToolpairModel(Model):
         system_prompt: str | None = None,
         **kwargs: Any,
     ) -> AsyncIterable[Any]:
-        fixed = self.repair(messages)
-        async for event in self.inner.stream(fixed, tool_specs, system_prompt, **kwargs):
-            yield event
+        fixed, result = self._repair(messages)
+        try:
+            async for event in self.inner.stream(fixed, tool_specs, system_prompt, **kwargs):
+                yield event
+        except Exception as e:
+            self._observe(fixed, result, e)
+            raise
+        self._observe(fixed, result, None)

@@ -5,13 +5,14 @@ undoes it."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolpair import Policy, Repaired
+from toolpair.integrations._base import Guard, OnRepair
 
-from ._detect import detect_provider
-from ._model import ToolpairModel, repair_messages, sends_chat
+from ._model import INTEGRATION, ToolpairModel, sends_chat
 
 try:  # strands 1.28 and later; before it, call init_agent(agent) yourself
     from strands.plugins import Plugin as _Base
@@ -42,8 +43,8 @@ class ToolpairPlugin(_Base):  # type: ignore[misc,valid-type]
     ``via="auto"`` uses the middleware where the release has it (the messages it sees are
     already Strands' own copies, so the agent's history is never touched) and the model
     wrapper elsewhere; ``"middleware"`` or ``"model"`` forces one. ``provider``,
-    ``model`` and ``policy`` are as for `ToolpairModel`. ``last_repair`` is the latest
-    report.
+    ``model``, ``policy``, ``on_repair``, ``strict`` and ``record_dir`` are as for
+    `ToolpairModel`. ``last_repair`` is the latest report.
     """
 
     name = "toolpair"
@@ -55,6 +56,9 @@ class ToolpairPlugin(_Base):  # type: ignore[misc,valid-type]
         model: str | None = None,
         policy: Policy | None = None,
         via: Literal["auto", "middleware", "model"] = "auto",
+        on_repair: OnRepair | None = None,
+        strict: bool = False,
+        record_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         if via not in ("auto", "middleware", "model"):
             raise ValueError(f"via must be 'auto', 'middleware' or 'model', not {via!r}")
@@ -62,23 +66,26 @@ class ToolpairPlugin(_Base):  # type: ignore[misc,valid-type]
             raise ValueError("this strands release has no strands.middleware; use via='model'")
         if _Base is not object:
             super().__init__()
-        self.provider = provider
-        self.model = model
-        self.policy = policy
         self.via = via
-        self.last_repair: Repaired | None = None
-
-    def _wrap(self, inner: Any) -> ToolpairModel:
-        return ToolpairModel(
-            inner,
-            provider=self.provider,
-            model=self.model,
-            policy=self.policy,
-            on_repair=self._record,
+        #: One guard for every request of the agents it is installed on, whichever way.
+        self.guard = Guard(
+            INTEGRATION,
+            provider=provider,
+            model=model,
+            policy=policy,
+            on_repair=on_repair,
+            strict=strict,
+            record_dir=record_dir,
         )
 
-    def _record(self, result: Repaired) -> None:
-        self.last_repair = result
+    @property
+    def last_repair(self) -> Repaired | None:
+        return self.guard.last
+
+    def _wrap(self, inner: Any) -> ToolpairModel:
+        wrapped = ToolpairModel(inner)
+        wrapped.guard = self.guard
+        return wrapped
 
     def init_agent(self, agent: Any) -> None:
         install: _Install | None = agent.__dict__.get(_MARK)
@@ -114,17 +121,9 @@ def _handler(install: _Install) -> Any:
         # A ToolpairModel set per call repairs by itself; twice would be wasted work.
         if not install.active or isinstance(context.model, ToolpairModel):
             return context
-        plugin = install.plugin
-        provider, model_id = detect_provider(context.model)
-        result = repair_messages(
-            context.messages,
-            plugin.provider or provider,
-            model=plugin.model if plugin.model is not None else model_id,
-            policy=plugin.policy,
-            chat=sends_chat(context.model),
-        )
-        plugin.last_repair = result
-        if not result.fixes:
+        guard = install.plugin.guard
+        result = guard.repair(context.messages, context.model, chat=sends_chat(context.model))
+        if result is None or not result.fixes:
             return context
         return context.replace(messages=list(result.messages))
 
