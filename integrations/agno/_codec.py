@@ -171,7 +171,7 @@ class AgnoCodec(Codec):
         return checker in CHECKERS
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
-        call_id_to_id: dict[str, str] = {}
+        call_id_to_id: dict[str, str | None] = {}
         for m in messages:
             for tc in getattr(m, "tool_calls", None) or []:
                 if isinstance(tc, Mapping) and isinstance(tc.get("call_id"), str):
@@ -191,7 +191,7 @@ class AgnoCodec(Codec):
         return block.sub == _SENT
 
     def _decode_one(
-        self, msg: Any, i: int, call_id_to_id: Mapping[str, str], blank: list[int]
+        self, msg: Any, i: int, call_id_to_id: Mapping[str, str | None], blank: list[int]
     ) -> Message:
         if not isinstance(msg, AgnoMessage):
             raise InvalidHistory(f"expected an agno Message, got {type(msg).__name__}", i)
@@ -202,8 +202,9 @@ class AgnoCodec(Codec):
             result_id = msg.tool_call_id
             if not isinstance(result_id, str) or not result_id:
                 raise InvalidHistory("tool message without tool_call_id", i)
-            if result_id in call_id_to_id and isinstance(call_id_to_id[result_id], str):
-                result_id = call_id_to_id[result_id]
+            mapped = call_id_to_id.get(result_id)
+            if isinstance(mapped, str):
+                result_id = mapped
             block = Block(
                 "result",
                 msg,
@@ -270,7 +271,7 @@ class AgnoCodec(Codec):
                 add_to_agent_memory=False,
                 toolpair_synthetic=True,
             )
-        native: AgnoMessage = template.native
+        kept: AgnoMessage = template.native
         old_content = [
             b
             for b in template.blocks
@@ -281,17 +282,17 @@ class AgnoCodec(Codec):
         ]
         update: dict[str, Any] = {}
         if [id(b.native) for b in content] != [id(b.native) for b in old_content]:
-            update["content"] = _content_value(content, native.content)
+            update["content"] = _content_value(content, kept.content)
         if role == "assistant":
             update["tool_calls"] = calls or None
             kept_thinking = any(isinstance(b.native, Reasoning) for b in blocks)
             if not kept_thinking:
                 update["reasoning_content"] = None
                 update["redacted_reasoning_content"] = None
-            provider_data = self._provider_data(native.provider_data, calls, kept_thinking)
-            if provider_data is not native.provider_data:
+            provider_data = self._provider_data(kept.provider_data, calls, kept_thinking)
+            if provider_data is not kept.provider_data:
                 update["provider_data"] = provider_data
-        return native.model_copy(update=update)
+        return kept.model_copy(update=update)
 
     def _provider_data(self, data: Any, calls: list[Any], kept_thinking: bool) -> Any:
         """Claude replays ``provider_data["content_blocks"]`` verbatim: keep its

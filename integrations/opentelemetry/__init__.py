@@ -184,6 +184,13 @@ class ToolpairInstrumentor:
 
     _instance: ToolpairInstrumentor | None = None
     _lock = threading.RLock()
+    _instrumented: bool
+    _create_span: bool
+    _tracer: trace.Tracer | None
+    _instruments: _Instruments | None
+    #: Per meter provider, kept across instrument() cycles: totals stay monotonic, and
+    #: no instrument is registered twice.
+    _meters: dict[object, _Instruments]
 
     def __new__(cls) -> ToolpairInstrumentor:
         with cls._lock:
@@ -191,11 +198,9 @@ class ToolpairInstrumentor:
                 self = super().__new__(cls)
                 self._instrumented = False
                 self._create_span = False
-                self._tracer: trace.Tracer | None = None
-                self._instruments: _Instruments | None = None
-                # Per meter provider, kept across instrument() cycles: totals stay
-                # monotonic, and no instrument is registered twice.
-                self._meters: dict[object, _Instruments] = {}
+                self._tracer = None
+                self._instruments = None
+                self._meters = {}
                 cls._instance = self
             return cls._instance
 
