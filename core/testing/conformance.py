@@ -530,6 +530,37 @@ class Conformance:
             fixed = _api.repair(history, provider, format=codec).messages
             assert _api.validate(fixed, provider, format=codec) == [], provider
 
+    def test_the_guard_reports_one_event_per_repaired_request(self) -> None:
+        """Through the integration's one `Guard`: a repaired request is exactly one
+        `RepairEvent` (to subscribers and to ``on_repair`` alike, with the integration's
+        name as its source); a valid one is none."""
+        from toolpair import events
+        from toolpair.integrations import Guard, Integration
+
+        module = self._integration()
+        history, _ = module.poisoned_history()
+        package = str(self.adapter.integration).rpartition(".")[2]
+        specs = [c for c in _subclasses(Integration) if getattr(c, "name", None) == package]
+        if not specs:
+            _skip(f"{module.__name__} declares no Integration spec")
+        seen: list[events.RepairEvent] = []
+        told: list[object] = []
+        guard = Guard(specs[0](), provider="anthropic", on_repair=told.append)
+        events.subscribe(seen.append)
+        try:
+            fixed = guard.repair(history)
+            assert fixed is not None and fixed.changed
+            assert len(seen) == 1, seen
+            assert told == seen
+            event = seen[0]
+            assert event.source == package and event.provider == "anthropic"
+            assert event.fix_count == len(fixed.fixes) and event.ids_total >= 1
+            again = guard.repair(fixed.messages)
+            assert again is not None and not again.changed
+            assert len(seen) == 1 and len(told) == 1
+        finally:
+            events.unsubscribe(seen.append)
+
     def _dumps(self) -> Any:
         module = self._integration()
         if not callable(getattr(module, "load_dump", None)):
@@ -733,4 +764,12 @@ def _reaching(fast: Sequence[str], providers: Sequence[str]) -> list[str]:
         profile = get_profile(p)
         if p not in out and profile.fast_path and profile.checker in names:
             out.append(p)
+    return out
+
+
+def _subclasses(cls: type) -> list[type]:
+    """Every subclass of ``cls``, however deep."""
+    out: list[type] = []
+    for sub in cls.__subclasses__():
+        out += [sub, *_subclasses(sub)]
     return out
