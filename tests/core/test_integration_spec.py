@@ -90,8 +90,9 @@ def test_the_cli_and_the_testing_kit_read_the_one_registry() -> None:
         "openai_agents": "toolpair.integrations.openai_agents",
     }
     packages = {p.name for p in (ROOT / "integrations").iterdir() if (p / "__init__.py").exists()}
-    # The wire integrations (a guardrail, a middleware) are not framework integrations.
-    assert set(INTEGRATIONS) == packages - {"litellm", "asgi"}
+    # The wire integrations (a guardrail, a middleware) and OpenTelemetry are not framework
+    # integrations.
+    assert set(INTEGRATIONS) == packages - {"litellm", "asgi", "opentelemetry"}
 
 
 def test_older_than_reads_the_installed_release() -> None:

@@ -51,8 +51,8 @@ def pieces_always(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     answered: list[bool] = []
     repair = chunked.repair
 
-    def counted(*args: Any) -> Any:
-        out = repair(*args)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        out = repair(*args, **kwargs)
         answered.append(out is not None)
         return out
 
