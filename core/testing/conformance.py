@@ -767,9 +767,10 @@ def _reaching(fast: Sequence[str], providers: Sequence[str]) -> list[str]:
     return out
 
 
-def _subclasses(cls: type) -> list[type]:
+def _subclasses(cls: type[Any]) -> list[type[Any]]:
     """Every subclass of ``cls``, however deep."""
-    out: list[type] = []
-    for sub in cls.__subclasses__():
+    out: list[type[Any]] = []
+    subs: list[type[Any]] = cls.__subclasses__()
+    for sub in subs:
         out += [sub, *_subclasses(sub)]
     return out
