@@ -22,9 +22,6 @@ from toolpair.engine import chunked, passes, pause
 from toolpair.engine.coverage import NothingJudged, guard
 from toolpair.engine.fast import certainly_valid
 from toolpair.engine.named import named
-from toolpair.events import IDS_SHOWN as IDS_SHOWN
-from toolpair.events import printable as printable
-from toolpair.events import shown_ids as shown_ids
 from toolpair.formats import detect, get_codec, thinking_on
 from toolpair.providers import Context, Profile, get_profile
 
@@ -264,10 +261,7 @@ def repair(
     for v in left:
         fixes.append(_unrepaired(v))
     result = Repaired(shaped, fixes, id_map, provider, p.codec.name)
-    if model is None and isinstance(history, Mapping):
-        given = history.get("model", history.get("modelId"))
-        model = given if isinstance(given, str) else None
-    _report(result, started, model, rules)
+    _report(result, started, p.ctx.model, rules)
     return result
 
 

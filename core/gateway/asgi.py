@@ -125,9 +125,6 @@ class ToolpairMiddleware:
         #: Bytes held right now by requests being read and judged.
         self.buffered = 0
         self.recorder = recorder(record_dir, record_per_hour)
-        #: What a recorded case names as its source and host: the event's own.
-        self.record_source = source
-        self.record_host: str | None = host
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         metrics = self.metrics
@@ -377,11 +374,11 @@ class ToolpairMiddleware:
             sent,
             provider=verdict.provider,
             model=route.model,
-            host=self.record_host,
+            host=self.host,
             valid=valid,
             status=status,
             error=error,
-            source=self.record_source,
+            source=self.source,
             format=verdict.format,
         )
 

@@ -49,6 +49,7 @@ from toolpair.gateway.asgi import (
     Scope,
     Send,
     ToolpairMiddleware,
+    recorder,
 )
 from toolpair.gateway.metrics import DEFAULT_PATH
 
@@ -422,21 +423,15 @@ def build_app(settings: Settings) -> Any:
             source="proxy",
             host=urlsplit(settings.upstream).hostname,
         )
-        _record_to(inner, settings)
+        # The proxy records into --record only, not the environment's folder (which
+        # names the ASGI middleware's).
+        inner.recorder = (
+            recorder(settings.record_dir, settings.record_per_hour)
+            if settings.record_dir is not None
+            else None
+        )
     app = _Normalise(inner)
     return app
-
-
-def _record_to(middleware: ToolpairMiddleware, settings: Settings) -> None:
-    """The proxy records into ``--record`` only (not the environment's folder, which
-    names the ASGI middleware's), naming itself and its upstream's host in each case."""
-    middleware.recorder = None
-    if settings.record_dir is not None:
-        from toolpair.gateway.asgi import recorder
-
-        middleware.recorder = recorder(settings.record_dir, settings.record_per_hour)
-    middleware.record_source = "proxy"
-    middleware.record_host = urlsplit(settings.upstream).hostname
 
 
 def app_from_environment() -> Any:

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from toolpair import _api, events
+from toolpair._model import Fix, InvalidHistory, Violation
 
 # Re-exported: the escaping every gateway log line goes through.
-from toolpair._api import printable as printable
-from toolpair._api import shown_ids as shown_ids
-from toolpair._model import Fix, InvalidHistory, Violation
+from toolpair.events import printable as printable
+from toolpair.events import shown_ids as shown_ids
 
 logger = logging.getLogger("toolpair")
 
