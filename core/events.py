@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from itertools import islice
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -270,6 +271,8 @@ def printable(value: str, limit: int = _ID_SHOWN) -> str:
     shortened past ``limit`` characters."""
     if len(value) > limit:
         value = f"{value[: limit * 5 // 8]}…{value[-(limit // 5) :]} ({len(value)} chars)"
+    if _UNPRINTABLE.search(value) is None:  # nearly every id: no substitution to build
+        return value
     return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", value)
 
 
@@ -326,7 +329,9 @@ class _Collected:
                 self.rules[f.detail[1 : f.detail.find("]")]] = None
             if len(self.indices) < _INDICES_SHOWN:
                 self.indices[f.index] = None
-            self.ids.update(dict.fromkeys(i for i in f.ids if i))
+            for i in f.ids:
+                if i:
+                    self.ids[i] = None
 
     def add_violations(self, violations: Sequence[Violation]) -> None:
         for v in violations:
@@ -340,13 +345,14 @@ class _Collected:
     ) -> RepairEvent | None:
         if not self.fixes and not self.rejected:
             return None
-        first = [_shown(i) for i in list(self.ids)[:IDS_SHOWN]]
+        first = [_shown(i) for i in islice(self.ids, IDS_SHOWN)]
         return RepairEvent(
             provider=self.provider,
             format=self.format,
             source=source,
             mode=mode,
-            fixes=MappingProxyType(dict(self.fixes)),
+            # No copy: a _Collected becomes one event and is never added to after.
+            fixes=MappingProxyType(self.fixes),
             rules=tuple(self.rules),
             indices=tuple(sorted(self.indices)),
             ids=tuple(first),
