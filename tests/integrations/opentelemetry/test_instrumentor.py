@@ -6,6 +6,8 @@ was dropped, the metrics, and nothing left behind by ``uninstrument``."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 import toolpair
 from toolpair import events
 from toolpair.cli import main
+from toolpair.integrations import opentelemetry as otel_module
 from toolpair.integrations.opentelemetry import ToolpairInstrumentor
 
 
@@ -170,6 +173,29 @@ def test_metrics(otel: Otel) -> None:
     assert fixes == {"synthetic_result": 3, "orphan_result_dropped": 1}
     [duration] = otel.points("toolpair.repair.duration")
     assert duration.count == 2 and duration.sum > 0
+
+
+def test_durations_reach_the_histogram_off_the_request_path(otel: Otel) -> None:
+    """The request only queues its duration; the worker records every PENDING_WAKE of
+    them, a collection records the rest first, and uninstrument stops the worker."""
+    n = otel_module.PENDING_WAKE + 3
+    with otel.tracer.start_as_current_span("many"):
+        for _ in range(n):
+            toolpair.repair(dangling(), "anthropic")
+    workers = [t for t in threading.enumerate() if t.name == "toolpair-otel-metrics"]
+    assert len(workers) == 1  # woken once the queue reached PENDING_WAKE
+    deadline = time.monotonic() + 5
+    instruments = ToolpairInstrumentor()._instruments
+    assert instruments is not None
+    while len(instruments.pending) > 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # The worker recorded at least the first batch, with no collection yet.
+    assert len(instruments.pending) <= 3
+    [duration] = otel.points("toolpair.repair.duration")  # the collection the rest
+    assert duration.count == n and not instruments.pending
+    ToolpairInstrumentor().uninstrument()
+    assert not [t for t in threading.enumerate() if t.name == "toolpair-otel-metrics"]
+    assert otel.points("toolpair.repair.duration")[0].count == n
 
 
 def test_no_span_is_created_without_a_current_span_unless_asked(otel: Otel) -> None:
