@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _agno_harness import MODELS, POISONED, Capture, seeded_agent
 
 import toolpair
 from toolpair import RepairEvent
 from toolpair.integrations import agno as tp_agno
+
+from .harness import MODELS, POISONED, Capture, seeded_agent
 
 
 @pytest.fixture

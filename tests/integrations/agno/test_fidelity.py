@@ -8,15 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from _agno_harness import MODELS, PROVIDERS, Capture, tools
 from agno.agent import Agent
 from agno.models.message import Message
-from agno_adapter import agent_histories as histories
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import toolpair
 from toolpair.integrations import agno as tp_agno
+
+from .adapter import agent_histories as histories
+from .harness import MODELS, PROVIDERS, Capture, tools
 
 # --- the model id and the host ------------------------------------------------------
 

@@ -20,10 +20,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import cc_mutations as M
 import pytest
 
 import toolpair
+from tests.support.mutations import claude_code as M
 from toolpair.cli import main
 from toolpair.sessions import claude_code
 

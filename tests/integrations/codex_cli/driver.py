@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from mock_responses import MockResponses
+from tests.integrations.codex_cli.mock_responses import MockResponses
 
 MODEL = "gpt-5.5"
 

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mock_gemini import MockGemini
+from tests.integrations.gemini_cli.mock_gemini import MockGemini
 
 SETTINGS = {
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},

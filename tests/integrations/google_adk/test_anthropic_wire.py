@@ -13,11 +13,12 @@ anthropic_llm = pytest.importorskip("google.adk.models.anthropic_llm")
 
 import anthropic  # noqa: E402
 import httpx2  # noqa: E402
-from adk_harness import agent, half_answered, interrupted, run, runner, seed  # noqa: E402
 from google.adk.sessions import InMemorySessionService  # noqa: E402
 
 import toolpair  # noqa: E402
 from toolpair.integrations.google_adk import ToolpairPlugin, detect  # noqa: E402
+
+from .harness import agent, half_answered, interrupted, run, runner, seed  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 PLACEHOLDER = toolpair.Policy().placeholder

@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from adk_harness import Capture, agent, gemini, interrupted, run, runner, seed, valid
 from google.adk.sessions import InMemorySessionService
 
 import toolpair
 from toolpair import RepairEvent
 from toolpair.integrations.google_adk import ToolpairPlugin
+
+from .harness import Capture, agent, gemini, interrupted, run, runner, seed, valid
 
 pytestmark = pytest.mark.anyio
 

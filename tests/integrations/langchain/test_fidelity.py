@@ -16,8 +16,6 @@ from hypothesis import strategies as st
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
-from lc_adapter import histories, mostly_valid
-from lc_wire import MODELS, Wire, ai, human, tool
 
 import toolpair
 from toolpair.integrations.langchain import (
@@ -26,6 +24,9 @@ from toolpair.integrations.langchain import (
     repair_report,
     validate_messages,
 )
+
+from .adapter import histories, mostly_valid
+from .wire import MODELS, Wire, ai, human, tool
 
 PROPERTY = settings(
     max_examples=100,

@@ -17,9 +17,9 @@ from litellm.integrations.custom_logger import CustomLogger
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from upstream import Upstream
 
 import toolpair
+from tests.support.upstream import Upstream
 from toolpair.integrations.litellm import ToolpairGuardrail
 from toolpair.integrations.opentelemetry import ToolpairInstrumentor
 

@@ -27,9 +27,9 @@ import litellm
 import openai
 import pytest
 from litellm import Router
-from upstream import Upstream
 
 import toolpair
+from tests.support.upstream import Upstream
 from toolpair.integrations.litellm import ToolpairGuardrail
 
 TOOLS = [

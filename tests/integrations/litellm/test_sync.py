@@ -15,12 +15,13 @@ from typing import Any
 import litellm
 import pytest
 from litellm import Router
-from test_guardrail import DANGLING_CHAT, TOOLS, _router
-from upstream import Upstream
 
 import toolpair
+from tests.support.upstream import Upstream
 from toolpair.integrations import litellm as tp_litellm
 from toolpair.integrations.litellm import ToolpairGuardrail, is_patched, patch, unpatch
+
+from .test_guardrail import DANGLING_CHAT, TOOLS, _router
 
 CLAUDE = "anthropic/claude-sonnet-4-6"
 

@@ -15,9 +15,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from li_adapter import histories, step_histories
-from li_history import calls, result, say, user
-from li_wire import FakeAnthropic, FakeOpenAI, accept_all, anthropic_llm, openai_llm
 from llama_index.core.base.llms.types import ChatMessage
 
 import toolpair
@@ -29,6 +26,10 @@ from toolpair.integrations.llamaindex import (
     repair_messages,
     validate_messages,
 )
+
+from .adapter import histories, step_histories
+from .history import calls, result, say, user
+from .wire import FakeAnthropic, FakeOpenAI, accept_all, anthropic_llm, openai_llm
 
 # --- the model id and the host ------------------------------------------------------
 

@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 from agents import Agent, RunConfig, Runner
-from oa_harness import Server, call, message, user
 
 import toolpair
 from toolpair import RepairEvent
 from toolpair.integrations.openai_agents import ToolpairInputFilter, with_toolpair
+
+from .harness import Server, call, message, user
 
 
 @pytest.fixture

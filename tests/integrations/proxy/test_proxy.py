@@ -14,10 +14,11 @@ import anthropic
 import httpx2
 import openai
 import pytest
-from proxyproc import Proxy
-from upstream import GAP, Upstream
 
 import toolpair
+from tests.support.upstream import GAP, Upstream
+
+from .proxyproc import Proxy
 
 KEY = "sk-test-secret-0123456789"
 

@@ -14,11 +14,12 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from proxyproc import Proxy
-from upstream import GAP, Upstream
 
 import toolpair
+from tests.support.upstream import GAP, Upstream
 from toolpair.corpus import judge_all, read_cases, table
+
+from .proxyproc import Proxy
 
 KEY = "sk-test-secret-0123456789"
 SECRET_TEXT = "weather in Paris?"

@@ -16,9 +16,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from pai_adapter import alternating as histories
-from pai_histories import PAI_MAJOR, call, req, res, ret, user
-from pai_wire import WIRE_MODELS, Capture
 from pydantic_ai import direct
 from pydantic_ai.messages import ModelMessage, TextPart
 from pydantic_ai.models.anthropic import AnthropicModel
@@ -34,6 +31,10 @@ from pydantic_ai.providers.openai import OpenAIProvider
 
 import toolpair
 from toolpair.integrations.pydantic_ai import model_for, provider_for, repair, validate
+
+from .adapter import alternating as histories
+from .history import PAI_MAJOR, call, req, res, ret, user
+from .wire import WIRE_MODELS, Capture
 
 PROPERTY = settings(
     max_examples=60,

@@ -11,12 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-import st_harness as h
 from strands import Agent
 
 import toolpair
 from toolpair import Repaired, RepairEvent
 from toolpair.integrations.strands import ToolpairModel
+
+from . import harness as h
 
 
 @pytest.fixture

@@ -11,8 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
-import st_harness as h
 from strands import Agent, tool
+
+from . import harness as h
 
 try:
     from strands.hooks import MessageAddedEvent

@@ -11,13 +11,14 @@ import tempfile
 from typing import Any
 
 import pytest
-import st_harness as h
 from strands import Agent
 from strands.agent.conversation_manager import SummarizingConversationManager
 from strands.session.file_session_manager import FileSessionManager
 
 import toolpair
 from toolpair.integrations.strands import PairSafeSummarizingConversationManager
+
+from . import harness as h
 
 
 def late_result() -> list[dict[str, Any]]:
