@@ -56,7 +56,12 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
-def pytest_terminal_summary(terminalreporter: Any) -> None:
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    # Said where the run asked for this folder as a whole (pytest also visits the
+    # folders beside a path it was given).
+    asked = [Path(config.invocation_params.dir, a.split("::")[0]).resolve() for a in config.args]
+    if not any(HERE.is_relative_to(a) for a in asked):
+        return
     for folder, gone in sorted(_left_out.items()):
         more = f" and {len(gone) - 2} more" if len(gone) > 2 else ""
         terminalreporter.write_line(

@@ -257,6 +257,33 @@ MODEL_IDS = {
 }
 
 
+@st.composite
+def answered(draw: st.DrawFn) -> list[Message]:
+    """Histories whose every call is answered right after it, so that accepted bodies
+    are common."""
+    out: list[Message] = []
+    for t in range(draw(st.integers(1, 3))):
+        out.append(Message(role="user", content=f"question {t}"))
+        ids = [f"fc_{t}{j}" for j in range(draw(st.integers(0, 2)))]
+        if ids:
+            calls = [
+                {
+                    "id": i,
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                }
+                for i in ids
+            ]
+            out.append(Message(role="assistant", content="Checking.", tool_calls=calls))
+            out.extend(
+                Message(role="tool", tool_call_id=i, tool_name="get_weather", content="sunny")
+                for i in draw(st.permutations(ids))
+            )
+        out.append(Message(role="assistant", content=f"answer {t}"))
+    out.append(Message(role="user", content="And now?"))
+    return out
+
+
 class AgnoAdapter(Adapter):
     name = "agno"
     integration = "toolpair.integrations.agno"
@@ -289,6 +316,14 @@ class AgnoAdapter(Adapter):
 
     def valid_histories(self) -> Any:
         return abstract_history().map(lambda h: render(without_images(h), lists=False))
+
+    def harm_histories(self) -> Any:
+        return st.one_of(agent_histories(), answered())
+
+    def changes(self, messages: Sequence[Any], provider: str) -> list[str]:
+        # agno's repair hands back the very list when it has nothing to do.
+        out = tp_agno.repair_messages(messages, provider, model=self.model(provider))
+        return [] if out is messages else ["repair_messages returned a new list"]
 
     def send_repaired(self, messages: Sequence[Any], provider: str) -> Any:
         # The patch is how an application puts toolpair in agno's path: it repairs the

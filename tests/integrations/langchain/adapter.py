@@ -11,11 +11,12 @@ from typing import Any
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from toolpair.integrations.langchain import LangChainCodec, repair_messages
+from toolpair.conformance import changes
+from toolpair.integrations.langchain import LangChainCodec, repair_messages, repair_report
 from toolpair.testing import Adapter
 from toolpair.testing.generate import Abs, chat_problems
 
-from .wire import MODELS, Wire, ai, call, tool
+from .wire import MODELS, Wire, ai, call, human, tool
 
 #: Providers whose converter lifts system messages out of the turn list.
 HOISTED = ("anthropic", "bedrock", "gemini", "vertex")
@@ -129,6 +130,43 @@ def mostly_valid(draw: Any) -> list[BaseMessage]:
     return out
 
 
+NATIVE_IDS = ["toolu_a", "toolu_b", "call.c"]
+
+
+@st.composite
+def native_histories(draw: Any) -> list[BaseMessage]:
+    """Histories mixing native tool_use/tool_result blocks with tool_calls/ToolMessages,
+    ending on a user turn."""
+    out: list[BaseMessage] = [human("q")]
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["native", "native", "calls", "text"]))
+        if kind == "native":
+            ids = draw(st.lists(st.sampled_from(NATIVE_IDS), min_size=1, max_size=2, unique=True))
+            out.append(
+                AIMessage(
+                    [{"type": "tool_use", "id": i, "name": "weather", "input": {}} for i in ids]
+                )
+            )
+            answered = draw(st.lists(st.sampled_from(ids), max_size=len(ids), unique=True))
+            blocks: list[Any] = [
+                {"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in answered
+            ]
+            if draw(st.booleans()):
+                blocks.append({"type": "text", "text": "more"})
+            if blocks:
+                out.append(HumanMessage(blocks))
+        elif kind == "calls":
+            ids = draw(st.lists(st.sampled_from(["c1", "c2"]), min_size=1, max_size=2, unique=True))
+            out.append(ai(*ids))
+            out.extend(tool(i) for i in draw(st.permutations(ids)))
+        else:
+            out.append(AIMessage("done"))
+            out.append(human("next"))
+    if not isinstance(out[-1], HumanMessage) or out[-1].content == []:
+        out.append(human("go"))
+    return out
+
+
 class LangChainAdapter(Adapter):
     name = "langchain"
     integration = "toolpair.integrations.langchain"
@@ -160,6 +198,18 @@ class LangChainAdapter(Adapter):
 
     def valid_histories(self) -> Any:
         return st.one_of(mostly_valid(), super().valid_histories())
+
+    def harm_histories(self) -> Any:
+        return st.one_of(histories(), mostly_valid(), native_histories())
+
+    def changes(self, messages: Sequence[Any], provider: str) -> list[str]:
+        # The chat model, as an application passes it: provider and model come from it.
+        result = repair_report(list(messages), MODELS[provider](Wire()))
+        return changes(result.fixes, result.messages, messages)
+
+    def wire_format(self, provider: str) -> str | None:
+        # An OpenAI body carrying a passed-through tool_result part is still an OpenAI body.
+        return provider
 
     def comparable(self, messages: Sequence[Any], provider: str) -> bool:
         if provider != "openai-responses":

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
 
-from toolpair.conformance import Adapter
-from toolpair.integrations.llamaindex import LlamaIndexCodec, repair_messages
+from toolpair.conformance import Adapter, changes
+from toolpair.integrations.llamaindex import GuardedLLM, LlamaIndexCodec, repair_messages
 from toolpair.testing.generate import Abs, blank_one_id, chat_problems, defective
 
 from .history import ThinkingBlock, ToolCallBlock, calls, legacy_calls, result, say, system, user
@@ -199,6 +199,23 @@ def _sent(provider: str, history: list[ChatMessage]) -> dict[str, Any]:
     return body
 
 
+@st.composite
+def answered(draw: st.DrawFn) -> list[ChatMessage]:
+    """Histories whose every call is answered right after it, so that accepted bodies
+    are common."""
+    out: list[ChatMessage] = [user("question")]
+    n = 0
+    for _ in range(draw(st.integers(1, 3))):
+        ids = [f"toolu_{n + i}" for i in range(draw(st.integers(0, 2)))]
+        n += len(ids)
+        if ids:
+            out.append(calls(*ids, text="calling" if draw(st.booleans()) else ""))
+            out.extend(result(i) for i in draw(st.permutations(ids)))
+        out.append(say("answer"))
+        out.append(user("next"))
+    return out
+
+
 #: The models `wire`'s LLMs are made with.
 MODEL_IDS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4o"}
 
@@ -224,6 +241,24 @@ class LlamaIndexAdapter(Adapter):
 
     def wire_histories(self) -> Any:
         return st.one_of(step_histories, super().wire_histories())
+
+    def harm_histories(self) -> Any:
+        # No image the LLM would fetch before sending.
+        return st.one_of(histories().filter(lambda h: not images(h)), step_histories, answered())
+
+    def changes(self, messages: Sequence[Any], provider: str) -> list[str]:
+        fixed = repair_messages(list(messages), provider, model=self.model(provider))
+        return changes(fixed.fixes, fixed.messages, messages)
+
+    def send_repaired(self, messages: Sequence[Any], provider: str) -> Any:
+        # The GuardedLLM around the same LLM, with the provider and model it reads off it.
+        guarded = GuardedLLM(llm=_LLMS[provider])
+        assert guarded.model == self.model(provider)
+        server = _SERVERS[provider]
+        server.bodies.clear()
+        guarded.chat(list(messages))
+        (body,) = server.bodies
+        return body
 
     def dump(self, messages: Sequence[Any]) -> Any:
         return dump(list(messages))

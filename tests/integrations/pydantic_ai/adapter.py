@@ -30,8 +30,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from toolpair.conformance import Adapter
-from toolpair.integrations.pydantic_ai import PydanticAICodec
+from toolpair.conformance import Adapter, changes
+from toolpair.integrations.pydantic_ai import PydanticAICodec, repair
 from toolpair.testing.generate import (
     HOSTED_ON,
     Abs,
@@ -338,6 +338,27 @@ def alternating(draw: st.DrawFn) -> list[ModelMessage]:
     return out
 
 
+@st.composite
+def answered(draw: st.DrawFn) -> list[ModelMessage]:
+    """Histories whose every call is answered in the next request (results in any
+    order, maybe followed by user text), so that accepted bodies are common."""
+    out: list[ModelMessage] = [req(user("start"))]
+    n = 0
+    for _ in range(draw(st.integers(0, 3))):
+        k = draw(st.integers(0, 2))
+        ids = [f"t{n + i}" for i in range(k)]
+        n += k
+        text = [TextPart("let me check")] if draw(st.booleans()) or not ids else []
+        out.append(res(*text, *(call(i) for i in ids)))
+        parts: list[Any] = [ret(i) for i in draw(st.permutations(ids))]
+        if draw(st.booleans()) or not parts:
+            parts.append(user("more"))
+        out.append(req(*parts))
+    last = out[-1]
+    out[-1] = req(*last.parts, user("now answer"))
+    return out
+
+
 #: The model each `wire` model class targets.
 MODEL_IDS = {
     "anthropic": "claude-sonnet-4-5",
@@ -371,6 +392,13 @@ class PydanticAIAdapter(Adapter):
 
     def wire_histories(self) -> Any:
         return st.one_of(alternating(), super().wire_histories())
+
+    def harm_histories(self) -> Any:
+        return st.one_of(alternating(), answered())
+
+    def changes(self, messages: Sequence[Any], provider: str) -> list[str]:
+        fixed = repair(list(messages), provider, model=self.model(provider))
+        return changes(fixed.fixes, fixed.messages, messages)
 
     def comparable(self, messages: Sequence[Any], provider: str) -> bool:
         if provider != "bedrock":
