@@ -18,14 +18,6 @@ from .harness import Capture, agent, gemini, interrupted, run, runner, seed, val
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def subscribed() -> Any:
-    got: list[RepairEvent] = []
-    toolpair.subscribe(got.append)
-    yield got
-    toolpair.unsubscribe(got.append)
-
-
 async def _send(events: list[Any], seen: list[RepairEvent]) -> dict[str, Any]:
     capture = Capture()
     service = InMemorySessionService()

@@ -16,14 +16,6 @@ from toolpair.integrations.openai_agents import ToolpairInputFilter, with_toolpa
 from .harness import Server, call, message, user
 
 
-@pytest.fixture
-def subscribed() -> Any:
-    got: list[RepairEvent] = []
-    toolpair.subscribe(got.append)
-    yield got
-    toolpair.unsubscribe(got.append)
-
-
 def _dangling() -> list[Any]:
     return [user("weather?"), call("get_weather", {"city": "Paris"}), user("still there?")]
 

@@ -20,14 +20,6 @@ from toolpair.integrations.strands import ToolpairModel
 from . import harness as h
 
 
-@pytest.fixture
-def subscribed() -> Any:
-    got: list[RepairEvent] = []
-    toolpair.subscribe(got.append)
-    yield got
-    toolpair.unsubscribe(got.append)
-
-
 def _ask(model: Any, history: list[Any]) -> None:
     Agent(model=model, messages=history, callback_handler=None)("next")
 
