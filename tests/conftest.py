@@ -11,6 +11,7 @@ import pytest
 from hypothesis import settings
 
 import toolpair
+from tests.support.upstream import Upstream
 
 # pytester serves the core tests; declared here, the top level, so the whole tree collects.
 pytest_plugins = ["pytester"]
@@ -27,3 +28,11 @@ def subscribed() -> Iterator[list[toolpair.RepairEvent]]:
     toolpair.subscribe(got.append)
     yield got
     toolpair.unsubscribe(got.append)
+
+
+@pytest.fixture(scope="module")
+def up() -> Iterator[Upstream]:
+    """The fake provider upstream (`tests.support.upstream`), one per test module."""
+    u = Upstream()
+    yield u
+    u.close()

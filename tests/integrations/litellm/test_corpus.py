@@ -19,6 +19,7 @@ import litellm
 import pytest
 from litellm import Router
 
+from tests.support.histories import TOOLS
 from toolpair.cli import main
 from toolpair.integrations.litellm import ToolpairGuardrail
 
@@ -53,12 +54,6 @@ CHAT_REPLY = {
     ],
     "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
 }
-TOOLS = [
-    {
-        "type": "function",
-        "function": {"name": "weather", "parameters": {"type": "object", "properties": {}}},
-    }
-]
 
 
 def call(id_: str, args: str = "{}") -> dict[str, Any]:
@@ -123,6 +118,7 @@ class Upstream:
 
 @pytest.fixture(scope="module")
 def up() -> Iterator[Upstream]:
+    # This module's scripted upstream, not the shared one.
     u = Upstream()
     yield u
     u.close()

@@ -20,13 +20,6 @@ from toolpair.integrations.litellm import ToolpairGuardrail
 SECRET = "SECRET-CONTENT-42"
 
 
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
-
-
 @pytest.fixture
 def callbacks() -> Iterator[list[Any]]:
     saved = list(litellm.callbacks)

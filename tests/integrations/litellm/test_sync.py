@@ -17,20 +17,14 @@ import pytest
 from litellm import Router
 
 import toolpair
+from tests.support.histories import DANGLING_CHAT, TOOLS
 from tests.support.upstream import Upstream
 from toolpair.integrations import litellm as tp_litellm
 from toolpair.integrations.litellm import ToolpairGuardrail, is_patched, patch, unpatch
 
-from .test_guardrail import DANGLING_CHAT, TOOLS, _router
+from .test_guardrail import _router
 
 CLAUDE = "anthropic/claude-sonnet-4-6"
-
-
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
 
 
 @pytest.fixture

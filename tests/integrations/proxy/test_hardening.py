@@ -50,13 +50,6 @@ def raw_up() -> Iterator[RawUpstream]:
 
 
 @pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
-
-
-@pytest.fixture(scope="module")
 def lax(raw_up: RawUpstream) -> Iterator[Proxy]:
     p = Proxy(raw_up.url("base"), "--header-timeout", "1", "--keepalive-timeout", "1")
     yield p

@@ -53,13 +53,6 @@ ORPHAN: list[dict[str, Any]] = [
 VALID: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
 
 
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
-
-
 def _samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
     out: dict[tuple[str, frozenset[tuple[str, str]]], float] = {}
     for family in text_string_to_metric_families(text):
