@@ -21,12 +21,19 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import toolpair
+from tests.support.replies import (
+    anthropic_events,
+    anthropic_message,
+    chat_chunks,
+    chat_completion,
+    response,
+    sse,
+)
 from toolpair.gateway import wire
 
 GAP = 0.15
@@ -51,117 +58,9 @@ class Seen:
         return json.loads(self.raw)
 
 
-def _anthropic_events() -> Iterator[tuple[str, dict[str, Any]]]:
-    msg = {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-5",
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 0},
-    }
-    yield "message_start", {"type": "message_start", "message": msg}
-    yield (
-        "content_block_start",
-        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-    )
-    for i in range(EVENTS):
-        yield (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": f"part{i} "},
-            },
-        )
-    yield "content_block_stop", {"type": "content_block_stop", "index": 0}
-    yield (
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-            "usage": {"output_tokens": EVENTS},
-        },
-    )
-    yield "message_stop", {"type": "message_stop"}
-
-
-def _chat_chunks() -> Iterator[dict[str, Any]]:
-    for i in range(EVENTS):
-        yield {
-            "id": "chatcmpl-1",
-            "object": "chat.completion.chunk",
-            "created": 1,
-            "model": "gpt-4.1",
-            "choices": [
-                {
-                    "index": 0,
-                    "delta": {"role": "assistant", "content": f"part{i} "},
-                    "finish_reason": None,
-                }
-            ],
-        }
-    yield {
-        "id": "chatcmpl-1",
-        "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "gpt-4.1",
-        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
-    }
-
-
-ANTHROPIC_REPLY = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-sonnet-4-5",
-    "content": [{"type": "text", "text": "done"}],
-    "stop_reason": "end_turn",
-    "stop_sequence": None,
-    "usage": {"input_tokens": 1, "output_tokens": 1},
-}
-CHAT_REPLY = {
-    "id": "chatcmpl-1",
-    "object": "chat.completion",
-    "created": 1,
-    "model": "gpt-4.1",
-    "choices": [
-        {
-            "index": 0,
-            "message": {"role": "assistant", "content": "done"},
-            "finish_reason": "stop",
-        }
-    ],
-    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-}
-RESPONSES_REPLY = {
-    "id": "resp_1",
-    "object": "response",
-    "created_at": 1,
-    "status": "completed",
-    "model": "gpt-4.1",
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_1",
-            "status": "completed",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "done", "annotations": []}],
-        }
-    ],
-    "parallel_tool_calls": True,
-    "tool_choice": "auto",
-    "tools": [],
-    "usage": {
-        "input_tokens": 1,
-        "output_tokens": 1,
-        "total_tokens": 2,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens_details": {"reasoning_tokens": 0},
-    },
-}
+ANTHROPIC_REPLY = anthropic_message("done")
+CHAT_REPLY = chat_completion("done", model="gpt-4.1")
+RESPONSES_REPLY = response("done", model="gpt-4.1")
 GEMINI_REPLY = {
     "candidates": [
         {"content": {"role": "model", "parts": [{"text": "done"}]}, "finishReason": "STOP"}
@@ -271,13 +170,11 @@ class Upstream:
         else:
             h.send_header("transfer-encoding", "chunked")
         h.end_headers()
+        parts = [f"part{i} " for i in range(EVENTS)]
         if fmt == "anthropic":
-            events = [
-                f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
-                for name, data in _anthropic_events()
-            ]
+            events = [sse([e]).encode() for e in anthropic_events(*parts)]
         else:
-            events = [f"data: {json.dumps(c)}\n\n".encode() for c in _chat_chunks()]
+            events = [sse([(None, c)]).encode() for c in chat_chunks(*parts, model="gpt-4.1")]
             events.append(b"data: [DONE]\n\n")
         for i, ev in enumerate(events):
             if cut:

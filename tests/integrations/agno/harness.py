@@ -23,6 +23,16 @@ from agno.run.agent import RunOutput
 from agno.run.base import RunStatus
 from agno.session.agent import AgentSession
 
+from tests.support.replies import (
+    anthropic_events,
+    anthropic_message,
+    chat_chunks,
+    chat_completion,
+    converse_response,
+    response,
+    sse,
+)
+
 #: Before agno learned to read one tool message per result for Gemini (the release that
 #: added ``normalize_tool_messages``), its Gemini formatter sent such results as plain
 #: text: agno's own history shape could not reach Gemini, so Gemini is not covered there.
@@ -56,100 +66,6 @@ def _httpx_module_of_anthropic() -> Any:
 
 # --- canned answers ---------------------------------------------------------------
 
-_ANTHROPIC_MSG = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-sonnet-4-5",
-    "content": [{"type": "text", "text": "ok"}],
-    "stop_reason": "end_turn",
-    "stop_sequence": None,
-    "usage": {"input_tokens": 1, "output_tokens": 1},
-}
-
-
-def _anthropic_sse() -> str:
-    start = {**_ANTHROPIC_MSG, "content": [], "stop_reason": None}
-    events = [
-        ("message_start", {"type": "message_start", "message": start}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "ok"},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                "usage": {"output_tokens": 1},
-            },
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    return "".join(f"event: {e}\ndata: {json.dumps(d)}\n\n" for e, d in events)
-
-
-_CHAT = {
-    "id": "c1",
-    "object": "chat.completion",
-    "created": 1,
-    "model": "gpt-4o",
-    "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
-    ],
-    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-}
-
-
-def _chat_sse() -> str:
-    base = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4o"}
-    chunks = [
-        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": "ok"}}]},
-        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ]
-    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-
-
-_RESPONSE = {
-    "id": "resp_1",
-    "object": "response",
-    "created_at": 1,
-    "status": "completed",
-    "model": "gpt-4o",
-    "output": [
-        {
-            "type": "message",
-            "id": "msg_1",
-            "status": "completed",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-        }
-    ],
-    "parallel_tool_calls": True,
-    "tool_choice": "auto",
-    "tools": [],
-    "usage": {
-        "input_tokens": 1,
-        "output_tokens": 1,
-        "total_tokens": 2,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens_details": {"reasoning_tokens": 0},
-    },
-}
-
 _GEMINI = {
     "candidates": [
         {
@@ -161,14 +77,6 @@ _GEMINI = {
     "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
     "modelVersion": "gemini-2.5-flash",
 }
-
-_CONVERSE = {
-    "output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
-    "stopReason": "end_turn",
-    "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
-    "metrics": {"latencyMs": 1},
-}
-
 
 # --- models -----------------------------------------------------------------------
 
@@ -195,7 +103,7 @@ def claude(capture: Capture) -> Any:
     def answer(url: str, body: dict[str, Any]) -> Any:
         if url.endswith("/count_tokens"):
             return {"input_tokens": 7}
-        return _anthropic_sse() if body.get("stream") else _ANTHROPIC_MSG
+        return sse(anthropic_events("ok")) if body.get("stream") else anthropic_message()
 
     model = Claude(id="claude-sonnet-4-5", api_key="sk-test")
     t = _transport(lib, capture, answer)
@@ -221,7 +129,9 @@ def openai_chat(capture: Capture) -> Any:
     from agno.models.openai import OpenAIChat
 
     def answer(url: str, body: dict[str, Any]) -> Any:
-        return _chat_sse() if body.get("stream") else _CHAT
+        if body.get("stream"):
+            return sse([(None, c) for c in chat_chunks("ok", id="c1")], done=True)
+        return chat_completion(id="c1")
 
     return _openai_clients(OpenAIChat(id="gpt-4o", api_key="sk-test"), capture, answer)
 
@@ -230,7 +140,7 @@ def openai_responses(capture: Capture) -> Any:
     from agno.models.openai import OpenAIResponses
 
     return _openai_clients(
-        OpenAIResponses(id="gpt-4o", api_key="sk-test"), capture, lambda u, b: _RESPONSE
+        OpenAIResponses(id="gpt-4o", api_key="sk-test"), capture, lambda u, b: response()
     )
 
 
@@ -251,31 +161,16 @@ def gemini(capture: Capture) -> Any:
     return model
 
 
-class _Raw:
-    """The raw body botocore reads an HTTP response from."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def stream(self, **_: Any) -> Any:
-        yield self.data
-
-    def read(self, *_: Any, **__: Any) -> bytes:
-        return self.data
-
-
 def bedrock(capture: Capture) -> Any:
     import boto3
     from agno.models.aws import AwsBedrock
-    from botocore.awsrequest import AWSResponse
 
     # botocore's before-send hook sees the fully serialised HTTP request, so the body
     # captured is exactly what Converse would receive.
     def before_send(request: Any, **_: Any) -> Any:
         capture.bodies.append(json.loads(request.body))
         capture.urls.append(request.url)
-        data = json.dumps(_CONVERSE).encode()
-        return AWSResponse(request.url, 200, {"content-type": "application/json"}, _Raw(data))
+        return converse_response(request.url)
 
     client = boto3.client(
         "bedrock-runtime",

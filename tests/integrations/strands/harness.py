@@ -15,6 +15,8 @@ from typing import Any
 
 import httpx
 
+from tests.support.replies import anthropic_events, converse_response, sse
+
 
 @dataclass
 class Capture:
@@ -26,46 +28,11 @@ class Capture:
 
 
 def _sse(events: list[tuple[str | None, dict[str, Any]]], done: bool = False) -> bytes:
-    out = "".join((f"event: {e}\n" if e else "") + f"data: {json.dumps(d)}\n\n" for e, d in events)
-    return (out + ("data: [DONE]\n\n" if done else "")).encode()
+    return sse(events, done=done).encode()
 
 
 def _anthropic_stream() -> bytes:
-    msg = {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-5",
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
-    block = {
-        "type": "content_block_start",
-        "index": 0,
-        "content_block": {"type": "text", "text": ""},
-    }
-    delta = {
-        "type": "content_block_delta",
-        "index": 0,
-        "delta": {"type": "text_delta", "text": "ok"},
-    }
-    end = {
-        "type": "message_delta",
-        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-        "usage": {"output_tokens": 1},
-    }
-    return _sse(
-        [
-            ("message_start", {"type": "message_start", "message": msg}),
-            ("content_block_start", block),
-            ("content_block_delta", delta),
-            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-            ("message_delta", end),
-            ("message_stop", {"type": "message_stop"}),
-        ]
-    )
+    return sse(anthropic_events("ok")).encode()
 
 
 def _chat_stream() -> bytes:
@@ -109,36 +76,13 @@ def openai_model(capture: Capture) -> Any:
     return OpenAIModel(client_args={"api_key": "k", "http_client": client}, model_id="gpt-4o")
 
 
-_CONVERSE = {
-    "output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
-    "stopReason": "end_turn",
-    "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
-    "metrics": {"latencyMs": 1},
-}
-
-
-class _Raw:
-    """The raw body botocore reads an HTTP response from."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def stream(self, **_: Any) -> Any:
-        yield self.data
-
-    def read(self, *_: Any, **__: Any) -> bytes:
-        return self.data
-
-
 def bedrock_model(capture: Capture) -> Any:
     import boto3
-    from botocore.awsrequest import AWSResponse
     from strands.models.bedrock import BedrockModel
 
     def before_send(request: Any, **_: Any) -> Any:
         capture.bodies.append(json.loads(request.body))
-        data = json.dumps(_CONVERSE).encode()
-        return AWSResponse(request.url, 200, {"content-type": "application/json"}, _Raw(data))
+        return converse_response(request.url)
 
     session = boto3.Session(
         aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1"
