@@ -27,6 +27,10 @@ The properties, for every provider profile the adapter lists:
   (``test_repaired_history_is_valid_on_the_wire``), and a history the formatter sent
   validly comes back from repair with the same provider and model unchanged: the same
   objects, no fixes (``test_a_history_sent_validly_is_left_alone``);
+- do no harm, through the framework's own entry points: a history its validate accepts
+  comes back from its repair untouched (``test_repair_leaves_what_validate_accepts``),
+  and a history whose body the provider accepts is still accepted with toolpair in the
+  path (``test_repair_never_breaks_an_accepted_body``);
 - trimming and the other compaction entry points never split a pair
   (``test_compaction_never_splits_a_pair``);
 - the codec's fast path never says "valid" where the full rules find a violation
@@ -67,6 +71,7 @@ __all__ = [
     "Conformance",
     "Unsendable",
     "anthropic_reply",
+    "changes",
     "chat_reply",
     "responses_reply",
     "sdk_http",
@@ -280,6 +285,35 @@ class Adapter:
         framework's types, plus any the framework has of its own."""
         return CORE_COMPACTORS
 
+    def harm_histories(self) -> Any:
+        """Native histories for the do-no-harm properties: by default the mostly-valid
+        and the defective ones; a framework adds shapes of its own (histories whose every
+        call is answered, so that accepted bodies are common)."""
+        from hypothesis import strategies as st
+
+        return st.one_of(self.valid_histories(), self.wire_histories())
+
+    def changes(self, messages: Sequence[Any], provider: str) -> list[str]:
+        """What the framework's own repair entry point changed in ``messages`` (empty:
+        it left them alone, no fixes and the same objects back); by default the core's
+        `toolpair.repair` through the codec."""
+        fixed = _api.repair(
+            messages, provider, model=self.model(provider), format=self.codec(provider)
+        )
+        return changes(fixed.fixes, fixed.messages, messages)
+
+    def wire_format(self, provider: str) -> str | None:
+        """The format a body `send` returns is read as (None: detected). A formatter that
+        passes foreign blocks through (a ``tool_result`` part in an OpenAI body) names
+        its provider's own."""
+        return None
+
+
+def changes(fixes: Sequence[Any], out: Sequence[Any], history: Sequence[Any]) -> list[str]:
+    """A repair's fixes, and whether it gave back other objects than ``history``."""
+    same = _same_objects(out, history)
+    return [str(f) for f in fixes] + ([] if same else ["other objects came back"])
+
 
 def without_images(history: list[Any]) -> list[Any]:
     """The abstract history with its images left out, for the wire properties: no
@@ -447,6 +481,47 @@ class Conformance:
             r = _api.repair(history, provider, model=a.model(provider), format=a.codec(provider))
             assert r.fixes == [], [str(f) for f in r.fixes]
             assert _same_objects(r.messages, history)
+
+        check()
+
+    # -- do no harm, through the framework's entry points ---------------------------
+
+    def test_repair_leaves_what_validate_accepts(self, wire_provider: str) -> None:
+        from hypothesis import given
+
+        a, provider = self.adapter, wire_provider
+
+        @_settings(self.wire_examples)
+        @given(history=a.harm_histories())
+        def check(history: list[Any]) -> None:
+            codec, model = a.codec(provider), a.model(provider)
+            if _api.validate(history, provider, model=model, format=codec):
+                return
+            assert a.changes(history, provider) == []
+
+        check()
+
+    def test_repair_never_breaks_an_accepted_body(self, wire_provider: str) -> None:
+        from hypothesis import assume, given
+
+        a, provider = self.adapter, wire_provider
+
+        def verdict(body: Any) -> list[Violation]:
+            found = _api.validate(
+                body, provider, model=a.model(provider), format=a.wire_format(provider)
+            )
+            return [v for v in found if v.code not in a.request_rules]
+
+        @_settings(self.wire_examples)
+        @given(history=a.harm_histories())
+        def check(history: list[Any]) -> None:
+            try:
+                before = a.send(history, provider)
+            except Exception:
+                assume(False)  # the framework refuses to build this request: nothing sent
+            assume(verdict(before) == [])
+            after = verdict(a.send_repaired(history, provider))
+            assert after == [], [str(v) for v in after]
 
         check()
 

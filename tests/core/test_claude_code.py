@@ -2,7 +2,7 @@
 anthropic rules, repaired in place with the smallest edit; scan and map over them.
 
 The files are real sessions from transcript viewers' test data (data/claude_code/README.md),
-broken by the mutations in cc_mutations.
+broken by the mutations in tests/support/mutations/claude_code.py.
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ import stat
 import time
 from pathlib import Path
 
-import cc_mutations as M
 import pytest
-from clirun import run
 
 import toolpair
+from tests.support.mutations import claude_code as M
 from toolpair.cli import main
 from toolpair.engine.coverage import NothingJudged
 from toolpair.sessions import claude_code
+
+from .clirun import run
 
 
 def write(tmp_path: Path, data: bytes, name: str = "3f0c2d4e-1111-4222-8333-444455556666") -> Path:

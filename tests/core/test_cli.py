@@ -687,7 +687,7 @@ def test_wording_plurals_articles_and_one_location(
     with caplog.at_level(logging.WARNING, logger="toolpair"):
         toolpair.repair(load_demo("anthropic"), "anthropic")
     assert "toolpair repaired a history (anthropic format) for anthropic" in caplog.text
-    import cc_mutations
+    from tests.support.mutations import claude_code as cc_mutations
 
     folder = tmp_path / "projects" / "-home-u-p"
     folder.mkdir(parents=True)

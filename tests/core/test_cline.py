@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import run
 
 import toolpair
 from toolpair.sessions import Loaded, SessionError, cline, detect, get_format, names
+
+from .clirun import run
 
 DATA = Path(__file__).parent / "data" / "cline"
 CLINE_TASK = DATA / "saoudrizwan.claude-dev" / "tasks" / "1783376868634"

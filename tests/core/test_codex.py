@@ -1,7 +1,8 @@
 """Codex CLI rollouts (toolpair.sessions.codex): read as Codex rebuilds them on resume,
 judged as Codex sends them (default) and as the file holds them (``--raw``), repaired by
 appending lines only. The rollouts are the real ones in tests/core/data/codex/ (written
-by the Codex CLI from npm against a local Responses mock), broken by codex_mutations."""
+by the Codex CLI from npm against a local Responses mock), broken by
+tests/support/mutations/codex.py."""
 
 from __future__ import annotations
 
@@ -11,13 +12,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-import codex_mutations as M
 import pytest
-from clirun import run
 
 import toolpair
+from tests.support.mutations import codex as M
 from toolpair.sessions import Loaded, detect, get_format, names
 from toolpair.sessions.codex import ABORTED, CODEX_ABORTED, zstd_available
+
+from .clirun import run
 
 F = get_format("codex")
 RAW = F.raw_view()  # type: ignore[attr-defined]
@@ -348,8 +350,8 @@ def _mixed(root: Path) -> set[str]:
     by each format's own mutations); the broken ones' paths."""
     import shutil
 
-    import cc_mutations as CC
-    import gemini_mutations as G
+    from tests.support.mutations import claude_code as CC
+    from tests.support.mutations import gemini_cli as G
 
     bad: set[str] = set()
 
@@ -435,7 +437,7 @@ def test_scan_without_a_folder_looks_in_every_agents_place_and_says_which(
     bad = put(home, M.duplicate_output())
     gem = tmp_path / ".gemini" / "tmp" / "p" / "chats"
     gem.mkdir(parents=True)
-    import gemini_mutations as G
+    from tests.support.mutations import gemini_cli as G
 
     (gem / "session-2026-01-01T00-00-aaaaaaaa.jsonl").write_bytes(G.PARALLEL.read_bytes())
     code, out, _ = run(capsys, "scan")

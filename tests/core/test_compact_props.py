@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_compact import FORMATS, _decode, render
 
 import toolpair
+
+from .test_compact import FORMATS, _decode, render
 
 PROVIDERS = toolpair.PROVIDERS
 PROPS = settings(

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import run
-from recorded import CORPUS, figures, verdicts
 
 import toolpair
+from tests.support.recorded import CORPUS, figures, verdicts
 from toolpair import corpus
 from toolpair.corpus import Recorder
+
+from .clirun import run
 
 SECRET = "s3cr3t-marker"
 

@@ -150,7 +150,7 @@ def test_subscribe_is_idempotent_and_public() -> None:
 def test_a_session_repair_is_one_session_event(
     tmp_path: Path, seen: list[events.RepairEvent], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import cc_mutations
+    from tests.support.mutations import claude_code as cc_mutations
 
     session = tmp_path / "3f0c2d4e-1111-4222-8333-444455556666.jsonl"
     session.write_bytes(cc_mutations.m_delete_result())

@@ -1,7 +1,7 @@
 """Gemini CLI sessions: read as the CLI rebuilds them on resume, judged with the Gemini
 rules, repaired by appending (JSONL) or rewriting in the CLI's layout (legacy documents,
 checkpoints). The files are real sessions the real CLI wrote (data/gemini_cli/README.md),
-broken by gemini_mutations."""
+broken by tests/support/mutations/gemini_cli.py."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-import gemini_mutations as M
 import pytest
-from clirun import run
 
 import toolpair
+from tests.support.mutations import gemini_cli as M
 from toolpair.sessions import Loaded, SessionError, detect, get_format, names
 from toolpair.sessions.gemini_cli import CANCELLED, CONTEXT_TURN, NEXT_PROMPT
+
+from .clirun import run
 
 F = get_format("gemini-cli")
 NL = b"\n"

@@ -11,9 +11,10 @@ import json
 from typing import Any
 
 import pytest
-from wire import OA, OT, OU, A, U, call, tr, tu, txt
 
 import toolpair
+
+from .wire import OA, OT, OU, A, U, call, tr, tu, txt
 
 GOOD = {
     "anthropic": [

@@ -178,23 +178,17 @@ def _valid() -> list[dict[str, Any]]:
     return [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
 
 
-@pytest.fixture
-def seen() -> Any:
-    got: list[RepairEvent] = []
-    toolpair.subscribe(got.append)
-    yield got
-    toolpair.unsubscribe(got.append)
-
-
-def test_one_event_per_repaired_request_and_on_repair_gets_it(seen: list[RepairEvent]) -> None:
+def test_one_event_per_repaired_request_and_on_repair_gets_it(
+    subscribed: list[RepairEvent],
+) -> None:
     calls: list[Any] = []
     guard = Guard(_Wire(), on_repair=calls.append)
     history = _dangling()
     sent = guard(history, "anthropic")
     assert toolpair.validate(sent, "anthropic") == []
-    assert len(seen) == 1
-    assert calls == seen
-    event = seen[0]
+    assert len(subscribed) == 1
+    assert calls == subscribed
+    event = subscribed[0]
     assert (event.source, event.mode, event.provider) == ("strands", "repair", "anthropic")
     assert event.model == "claude-sonnet-4-5"
     assert event.fixes.get("synthetic_result") == 1
@@ -203,12 +197,12 @@ def test_one_event_per_repaired_request_and_on_repair_gets_it(seen: list[RepairE
     assert history == _dangling()
 
 
-def test_a_valid_request_reports_nothing(seen: list[RepairEvent]) -> None:
+def test_a_valid_request_reports_nothing(subscribed: list[RepairEvent]) -> None:
     calls: list[Any] = []
     guard = Guard(_Wire(), on_repair=calls.append)
     history = _valid()
     assert guard(history, "anthropic") is history
-    assert seen == [] and calls == []
+    assert subscribed == [] and calls == []
     assert guard.last is not None and guard.last.fixes == []
     assert guard.last_changed is None
 
@@ -228,7 +222,7 @@ def test_a_callback_annotated_to_take_repaired_gets_the_repaired() -> None:
 
 
 def test_an_unreadable_history_is_sent_as_it_is_with_a_warning(
-    caplog: pytest.LogCaptureFixture, seen: list[RepairEvent]
+    caplog: pytest.LogCaptureFixture, subscribed: list[RepairEvent]
 ) -> None:
     history: list[Any] = [{"role": "user", "content": "hi"}, "not a message"]
     guard = Guard(_Wire())
@@ -237,7 +231,7 @@ def test_an_unreadable_history_is_sent_as_it_is_with_a_warning(
     assert guard.repair(history, "anthropic") is None
     assert "could not be read, sent as it is" in caplog.text
     assert "toolpair[strands]" in caplog.text
-    assert seen == []
+    assert subscribed == []
     with pytest.raises(toolpair.InvalidHistory):
         Guard(_Wire(), strict=True)(history, "anthropic")
 

@@ -8,8 +8,13 @@ import copy
 from typing import Any
 
 import pytest
-from test_rules import Case
-from wire import (
+
+import toolpair
+from toolpair.providers import get_profile
+from toolpair.providers._models import bedrock_family, bedrock_model, gemini_family
+
+from .test_rules import Case
+from .wire import (
     BA,
     BU,
     GM,
@@ -35,10 +40,6 @@ from wire import (
     tu,
     txt,
 )
-
-import toolpair
-from toolpair.providers import get_profile
-from toolpair.providers._models import bedrock_family, bedrock_model, gemini_family
 
 SONNET4 = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 HAIKU35 = "anthropic.claude-3-5-haiku-20241022-v1:0"

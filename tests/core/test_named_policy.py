@@ -8,12 +8,13 @@ import re
 from typing import Any
 
 import pytest
-from test_rules import CASES
-from wire import BA, BU, GM, GU, OA, OT, OU, b_res, b_txt, b_use, call, g_call, g_res, g_txt
 
 import toolpair
 from toolpair import rules
 from toolpair.providers import PROFILES, model_families
+
+from .test_rules import CASES
+from .wire import BA, BU, GM, GU, OA, OT, OU, b_res, b_txt, b_use, call, g_call, g_res, g_txt
 
 #: Every placed family of every API, and ids no family holds (named, not placeable).
 MODELS: dict[str, tuple[str, ...]] = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from recorded import CORPUS, cases, figures, verdicts
+from tests.support.recorded import CORPUS, cases, figures, verdicts
 
 PROVIDERS = {
     "anthropic",

@@ -7,7 +7,13 @@ import logging
 from typing import Any
 
 import pytest
-from wire import (
+
+import toolpair
+from toolpair.formats import _checks as fast
+from toolpair.formats.anthropic import AnthropicCodec
+from toolpair.providers import get_profile
+
+from .wire import (
     BA,
     BU,
     GM,
@@ -35,11 +41,6 @@ from wire import (
     tu,
     txt,
 )
-
-import toolpair
-from toolpair.formats import _checks as fast
-from toolpair.formats.anthropic import AnthropicCodec
-from toolpair.providers import get_profile
 
 PH = "No result was recorded for this tool call."
 IMG = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AA=="}}

@@ -46,8 +46,8 @@ def _pattern(rule: rules.Rule) -> re.Pattern[str]:
 def _reported() -> list[tuple[str, str, Violation]]:
     """Every violation the rule fixtures raise: (the code the fixture is for, the
     provider, the violation)."""
-    from test_models import CASES as MODEL_CASES
-    from test_rules import CASES
+    from .test_models import CASES as MODEL_CASES
+    from .test_rules import CASES
 
     out = []
     for case in [*CASES, *MODEL_CASES]:
@@ -112,8 +112,8 @@ def test_every_rule_has_a_rejected_fixture_and_its_accepted_twin() -> None:
 
 def test_each_code_reported_by_a_profile_is_listed_for_it() -> None:
     # What a profile reports on real fixtures appears in `toolpair rules` for it.
-    from test_models import CASES as MODEL_CASES
-    from test_rules import CASES
+    from .test_models import CASES as MODEL_CASES
+    from .test_rules import CASES
 
     for case in [*CASES, *MODEL_CASES]:
         model = case.ctx.get("model")

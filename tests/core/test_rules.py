@@ -7,7 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from wire import (
+
+import toolpair
+from toolpair._model import Block
+from toolpair.formats.anthropic import AnthropicCodec
+from toolpair.providers.anthropic import BLANK_TEXT
+
+from .wire import (
     BA,
     BU,
     GM,
@@ -35,11 +41,6 @@ from wire import (
     tu,
     txt,
 )
-
-import toolpair
-from toolpair._model import Block
-from toolpair.formats.anthropic import AnthropicCodec
-from toolpair.providers.anthropic import BLANK_TEXT
 
 A10_BLANK = BLANK_TEXT.text
 

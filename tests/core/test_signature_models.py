@@ -9,10 +9,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from wire import GM, GU, g_call, g_res, g_txt
-
 import toolpair
 from toolpair.providers.gemini import SKIP_SIGNATURE, generation
+
+from .wire import GM, GU, g_call, g_res, g_txt
 
 NEW, OLD = "c2lnLTMuNg", "c2lnLTMuNQ"
 MADE_BY = {NEW: "gemini-3.6-flash", OLD: "gemini-3.5-flash"}

@@ -8,7 +8,10 @@ import copy
 from typing import Any
 
 import pytest
-from test_rules import (
+
+import toolpair
+
+from .test_rules import (
     CALLER,
     JSON_LIST_RESULT,
     LOCAL_SHELL,
@@ -20,9 +23,7 @@ from test_rules import (
     SHELL,
     SY,
 )
-from wire import BA, BU, RU, A, U, b_txt, b_use, fc, fco, think, tr, tu
-
-import toolpair
+from .wire import BA, BU, RU, A, U, b_txt, b_use, fc, fco, think, tr, tu
 
 
 def repaired(history: Any, provider: str, **kw: Any) -> toolpair.Repaired:

@@ -11,9 +11,9 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "core"))
+sys.path.insert(0, str(HERE.parents[1]))
 
-from recorded import Verdict, figures, verdicts  # noqa: E402
+from tests.support.recorded import Verdict, figures, verdicts  # noqa: E402
 
 
 def what(v: Verdict) -> str:

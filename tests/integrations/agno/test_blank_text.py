@@ -25,7 +25,6 @@ import sys
 from typing import Any
 
 import pytest
-from _agno_harness import call
 from agno.models.message import Message
 from agno.utils.models.claude import format_messages
 from hypothesis import HealthCheck, given, settings
@@ -36,6 +35,8 @@ from toolpair._api import parse
 from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.agno import AgnoCodec, repair_messages
 from toolpair.integrations.agno._codec import _claude
+
+from .harness import call
 
 CODE = "anthropic.empty_text"
 EMPTY = "messages: text content blocks must be non-empty"

@@ -1,12 +1,12 @@
 """agno holds the conformance suite (`toolpair.conformance`) through `AgnoCodec` and
 real agno agent runs on the Anthropic, OpenAI (Chat and Responses), Bedrock and Gemini
-model classes (`agno_adapter`)."""
+model classes (`adapter`)."""
 
 from __future__ import annotations
 
-from agno_adapter import AgnoAdapter
-
 from toolpair.testing import Conformance
+
+from .adapter import AgnoAdapter
 
 
 class TestAgnoConformance(Conformance):

@@ -4,22 +4,11 @@ needed nothing."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-from _agno_harness import MODELS, POISONED, Capture, seeded_agent
-
 import toolpair
 from toolpair import RepairEvent
 from toolpair.integrations import agno as tp_agno
 
-
-@pytest.fixture
-def subscribed() -> Any:
-    got: list[RepairEvent] = []
-    toolpair.subscribe(got.append)
-    yield got
-    toolpair.unsubscribe(got.append)
+from .harness import MODELS, POISONED, Capture, seeded_agent
 
 
 def test_one_event_per_repaired_request(subscribed: list[RepairEvent]) -> None:

@@ -1,22 +1,20 @@
 """Provider fidelity for agno: the model id and host read off the real model classes,
-and do no harm (repair leaves alone what validate accepts, and the patch never makes a
-request body the provider accepts one it refuses), judged on the bodies the real
-formatters send."""
+and the model reaching the core, judged on the bodies the real formatters send. (Do no
+harm is the conformance suite's, through `adapter.AgnoAdapter`: its ``changes`` and its
+patched ``send_repaired``.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from _agno_harness import MODELS, PROVIDERS, Capture, tools
 from agno.agent import Agent
 from agno.models.message import Message
-from agno_adapter import agent_histories as histories
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 import toolpair
 from toolpair.integrations import agno as tp_agno
+
+from .harness import MODELS, PROVIDERS, Capture, tools
 
 # --- the model id and the host ------------------------------------------------------
 
@@ -74,70 +72,11 @@ def test_deepseek_is_deepseek_at_its_own_host() -> None:
     assert tp_agno.provider_for(OpenAIChat(id="gpt-4o")) == "openai"
 
 
-# --- do no harm -------------------------------------------------------------------------
-
-_settings = settings(
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
-
-
-@st.composite
-def answered(draw: st.DrawFn) -> list[Message]:
-    """Histories whose every call is answered right after it, so that accepted bodies
-    are common."""
-    out: list[Message] = []
-    for t in range(draw(st.integers(1, 3))):
-        out.append(Message(role="user", content=f"question {t}"))
-        ids = [f"fc_{t}{j}" for j in range(draw(st.integers(0, 2)))]
-        if ids:
-            calls = [
-                {
-                    "id": i,
-                    "type": "function",
-                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
-                }
-                for i in ids
-            ]
-            out.append(Message(role="assistant", content="Checking.", tool_calls=calls))
-            out.extend(
-                Message(role="tool", tool_call_id=i, tool_name="get_weather", content="sunny")
-                for i in draw(st.permutations(ids))
-            )
-        out.append(Message(role="assistant", content=f"answer {t}"))
-    out.append(Message(role="user", content="And now?"))
-    return out
-
-
-ANY_HISTORY = st.one_of(histories(), answered())
-
-
 def _body(provider: str, history: list[Message]) -> tuple[dict[str, Any], str | None]:
     capture = Capture()
     model = MODELS[provider](capture)
     Agent(model=model, tools=tools(), telemetry=False).run(input=history)
     return capture.last, tp_agno.model_for(model)
-
-
-@_settings
-@given(history=ANY_HISTORY, provider=st.sampled_from(PROVIDERS))
-def test_repair_leaves_what_validate_accepts(history: list[Message], provider: str) -> None:
-    model = tp_agno.model_for(MODELS[provider](Capture()))
-    if tp_agno.validate_messages(history, provider, model=model):
-        return
-    assert tp_agno.repair_messages(history, provider, model=model) is history
-
-
-@_settings
-@given(history=ANY_HISTORY, provider=st.sampled_from(PROVIDERS))
-def test_patch_never_breaks_an_accepted_body(history: list[Message], provider: str) -> None:
-    tp_agno.unpatch()
-    before, model = _body(provider, history)
-    assume(toolpair.validate(before, provider, model=model) == [])
-    with tp_agno.patched():
-        after, _ = _body(provider, history)
-    assert toolpair.validate(after, provider, model=model) == []
 
 
 # --- the model reaches the core ------------------------------------------------------

@@ -18,19 +18,9 @@ from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
 import toolpair
+from tests.support.histories import DANGLING_CHAT
 from toolpair.integrations.asgi import ToolpairMiddleware
 
-DANGLING_CHAT: list[dict[str, Any]] = [
-    {"role": "user", "content": "weather?"},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
-        ],
-    },
-    {"role": "user", "content": "and?"},
-]
 DANGLING_ANTHROPIC: list[dict[str, Any]] = [
     {"role": "user", "content": "weather?"},
     {

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from test_asgi_server import BROKEN, Served
-
 import toolpair
 from toolpair.corpus import judge_all, read_cases
+
+from .test_asgi_server import BROKEN, Served
 
 VALID: list[dict[str, Any]] = [
     {"role": "user", "content": "weather in Lisbon?"},

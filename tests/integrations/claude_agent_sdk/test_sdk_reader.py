@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import cc_mutations as M
 import claude_agent_sdk as sdk
 import pytest
 
+from tests.support.mutations import claude_code as M
 from toolpair.cli import main
 
 SESSION = "3f0c2d4e-1111-4222-8333-444455556666"

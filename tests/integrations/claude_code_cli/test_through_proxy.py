@@ -10,11 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import cc_mutations as M
 import pytest
-from test_resume import CASES, Api, _install, _resume, _sent_calls
 
 import toolpair
+from tests.support.mutations import claude_code as M
+
+from .test_resume import CASES, Api, _install, _resume, _sent_calls
 
 
 class _At:

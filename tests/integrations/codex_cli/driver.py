@@ -5,13 +5,12 @@ against `MockResponses`, in a throwaway ``CODEX_HOME`` so that nothing of the us
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-from mock_responses import MockResponses
+from tests.integrations.codex_cli.mock_responses import MockResponses
+from tests.support.cli import run_killable
 
 MODEL = "gpt-5.5"
 
@@ -72,30 +71,15 @@ def run(
     cmd = [codex, "exec", "--skip-git-repo-check", *args]
     if codex.endswith(".js"):
         cmd.insert(0, "node")
-    proc = subprocess.Popen(
+    return run_killable(
         cmd,
         cwd=work,
         env=env,
+        mock=mock,
+        kill_when=kill_when,
+        timeout=timeout,
         stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
     )
-    if kill_when is not None:
-        end = time.monotonic() + timeout
-        while proc.poll() is None and time.monotonic() < end:
-            if kill_when(mock):
-                time.sleep(1.0)
-                os.killpg(proc.pid, signal.SIGKILL)
-                break
-            time.sleep(0.1)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def rollouts(home: Path) -> list[Path]:

@@ -1,7 +1,7 @@
 """Records the Codex rollout fixtures of tests/core/data/codex/ with the real CLI.
 
     CODEX_CLI=/path/to/node_modules/@openai/codex/bin/codex.js \
-        python tests/integrations/codex_cli/record.py
+        python -m tests.integrations.codex_cli.record
 
 Each scenario runs in a throwaway CODEX_HOME against the scripted mock; the rollout is
 copied unchanged, under its own sessions/YYYY/MM/DD/ path.
@@ -15,11 +15,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
+from tests.integrations.codex_cli import driver
+from tests.integrations.codex_cli.mock_responses import serving
 
-import driver  # noqa: E402
-from mock_responses import serving  # noqa: E402
+HERE = Path(__file__).parent
 
 OUT = HERE.parents[1] / "core" / "data" / "codex"
 

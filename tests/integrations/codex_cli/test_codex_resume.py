@@ -3,9 +3,10 @@ scripted Responses mock: the history Codex sends after the repair is valid for t
 Responses API, holds every output the file held, and is what toolpair read from the
 file; before the repair, the breaks Codex does not heal are sent as they are.
 
-The rollouts are the real ones of tests/core/data/codex/, broken by codex_mutations,
-dropped into a fresh CODEX_HOME under their own sessions/YYYY/MM/DD/ path. Needs
-``CODEX_CLI`` (the tox env ``codex-cli-real`` installs the CLI and sets it).
+The rollouts are the real ones of tests/core/data/codex/, broken by
+tests/support/mutations/codex.py, dropped into a fresh CODEX_HOME under their own
+sessions/YYYY/MM/DD/ path. Needs ``CODEX_CLI`` (the tox env ``codex-cli-real`` installs the
+CLI and sets it).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-import codex_mutations as M
-import driver
 import pytest
-from mock_responses import serving
 
 import toolpair
+from tests.integrations.codex_cli import driver
+from tests.integrations.codex_cli.mock_responses import serving
+from tests.support.mutations import codex as M
 from toolpair.cli import main
 from toolpair.sessions import get_format
 

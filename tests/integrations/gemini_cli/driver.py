@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
-from mock_gemini import MockGemini
+from tests.integrations.gemini_cli.mock_gemini import MockGemini
+from tests.support.cli import run_killable
 
 SETTINGS = {
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
@@ -61,30 +60,7 @@ def run(
         "CI": "1",
     }
     cmd = ["node", js, *args, "-m", model, "--approval-mode", "yolo"]
-    proc = subprocess.Popen(
-        cmd,
-        cwd=project,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        # The CLI relaunches itself in a child: the whole group is killed.
-        start_new_session=True,
-    )
-    if kill_when is not None:
-        end = time.monotonic() + timeout
-        while proc.poll() is None and time.monotonic() < end:
-            if kill_when(mock):
-                time.sleep(1.0)
-                os.killpg(proc.pid, signal.SIGKILL)
-                break
-            time.sleep(0.1)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+    return run_killable(cmd, cwd=project, env=env, mock=mock, kill_when=kill_when, timeout=timeout)
 
 
 def sessions(home: Path) -> list[Path]:

@@ -1,7 +1,7 @@
 """Records the Gemini CLI fixtures in tests/core/data/gemini_cli/ with the real CLI.
 
     GEMINI_CLI_JS=.../node_modules/@google/gemini-cli/bundle/gemini.js \
-        python tests/integrations/gemini_cli/record.py [--doubling]
+        python -m tests.integrations.gemini_cli.record [--doubling]
 
 Each scenario runs in a fresh home under /tmp/toolpair-gemini/<scenario>/ against the
 scripted mock (mock_gemini.py) and copies every file the CLI wrote under
@@ -17,8 +17,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import driver
-from mock_gemini import MockGemini, serve
+from tests.integrations.gemini_cli import driver
+from tests.integrations.gemini_cli.mock_gemini import MockGemini, serve
 
 OUT = Path(__file__).resolve().parents[2] / "core" / "data" / "gemini_cli"
 BASE = Path("/tmp/toolpair-gemini")

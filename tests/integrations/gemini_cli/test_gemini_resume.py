@@ -3,8 +3,8 @@ the scripted mock: before repair the CLI sends what Gemini refuses; after it, ev
 request is valid for Gemini and the file's own results reach the model.
 
 The sessions are the real ones in tests/core/data/gemini_cli/, broken by
-gemini_mutations, dropped into a project the CLI knows. Needs ``GEMINI_CLI_JS`` (the
-tox env ``gemini-cli-real`` installs the CLI and sets it).
+tests/support/mutations/gemini_cli.py, dropped into a project the CLI knows. Needs
+``GEMINI_CLI_JS`` (the tox env ``gemini-cli-real`` installs the CLI and sets it).
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import driver
-import gemini_mutations as M
 import pytest
-from mock_gemini import serve
 
 import toolpair
+from tests.integrations.gemini_cli import driver
+from tests.integrations.gemini_cli.mock_gemini import serve
+from tests.support.mutations import gemini_cli as M
 from toolpair.sessions import get_format
 from toolpair.sessions.gemini_cli import CANCELLED
 

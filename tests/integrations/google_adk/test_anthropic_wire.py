@@ -13,30 +13,22 @@ anthropic_llm = pytest.importorskip("google.adk.models.anthropic_llm")
 
 import anthropic  # noqa: E402
 import httpx2  # noqa: E402
-from adk_harness import agent, half_answered, interrupted, run, runner, seed  # noqa: E402
 from google.adk.sessions import InMemorySessionService  # noqa: E402
 
 import toolpair  # noqa: E402
+from tests.support.replies import anthropic_message  # noqa: E402
 from toolpair.integrations.google_adk import ToolpairPlugin, detect  # noqa: E402
+
+from .harness import agent, half_answered, interrupted, run, runner, seed  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 PLACEHOLDER = toolpair.Policy().placeholder
-_MSG = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-sonnet-4-5",
-    "content": [{"type": "text", "text": "ok"}],
-    "stop_reason": "end_turn",
-    "stop_sequence": None,
-    "usage": {"input_tokens": 1, "output_tokens": 1},
-}
 
 
 def claude(bodies: list) -> anthropic_llm.AnthropicLlm:
     def handler(request):
         bodies.append(json.loads(request.content))
-        return httpx2.Response(200, json=_MSG)
+        return httpx2.Response(200, json=anthropic_message())
 
     client = anthropic.AsyncAnthropic(
         api_key="sk-test", http_client=httpx2.AsyncClient(transport=httpx2.MockTransport(handler))

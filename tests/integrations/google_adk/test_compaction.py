@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from adk_harness import Capture, agent, call, event, gemini, response, seed, text
+
+from .harness import Capture, agent, call, event, gemini, response, seed, text
 
 compaction = pytest.importorskip(
     "google.adk.apps.compaction",

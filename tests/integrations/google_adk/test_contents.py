@@ -7,11 +7,12 @@ from __future__ import annotations
 import copy
 
 import pytest
-from adk_harness import Capture, call, gemini, response, text
 from google.genai import types
 
 import toolpair
 from toolpair.integrations.google_adk import AdkCodec, detect, repair_contents
+
+from .harness import Capture, call, gemini, response, text
 
 CODEC = AdkCodec()
 

@@ -7,22 +7,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from adk_harness import Capture, agent, gemini, interrupted, run, runner, seed, valid
 from google.adk.sessions import InMemorySessionService
 
 import toolpair
 from toolpair import RepairEvent
 from toolpair.integrations.google_adk import ToolpairPlugin
 
+from .harness import Capture, agent, gemini, interrupted, run, runner, seed, valid
+
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def subscribed() -> Any:
-    got: list[RepairEvent] = []
-    toolpair.subscribe(got.append)
-    yield got
-    toolpair.unsubscribe(got.append)
 
 
 async def _send(events: list[Any], seen: list[RepairEvent]) -> dict[str, Any]:

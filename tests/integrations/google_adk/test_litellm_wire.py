@@ -20,7 +20,13 @@ os.environ["NO_PROXY"] = ",".join(filter(None, [os.environ.get("NO_PROXY"), "127
 os.environ["no_proxy"] = os.environ["NO_PROXY"]
 pytest.importorskip("litellm", reason="LiteLlm needs litellm")
 
-from adk_harness import (
+from google.adk.models.lite_llm import LiteLlm
+from google.adk.sessions import InMemorySessionService
+
+import toolpair
+from toolpair.integrations.google_adk import ToolpairPlugin, detect
+
+from .harness import (
     ADK,
     agent,
     half_answered,
@@ -30,11 +36,6 @@ from adk_harness import (
     seed,
     valid,
 )
-from google.adk.models.lite_llm import LiteLlm
-from google.adk.sessions import InMemorySessionService
-
-import toolpair
-from toolpair.integrations.google_adk import ToolpairPlugin, detect
 
 pytestmark = pytest.mark.anyio
 PLACEHOLDER = toolpair.Policy().placeholder

@@ -4,7 +4,12 @@ and the SQLite-backed DatabaseSessionService."""
 from __future__ import annotations
 
 import pytest
-from adk_harness import (
+from google.adk.sessions import DatabaseSessionService, InMemorySessionService
+
+import toolpair
+from toolpair.integrations.google_adk import check_session, repair_session
+
+from .harness import (
     ADK,
     APP,
     USER,
@@ -23,10 +28,6 @@ from adk_harness import (
     valid,
     wire_responses,
 )
-from google.adk.sessions import DatabaseSessionService, InMemorySessionService
-
-import toolpair
-from toolpair.integrations.google_adk import check_session, repair_session
 
 pytestmark = pytest.mark.anyio
 PLACEHOLDER = toolpair.Policy().placeholder

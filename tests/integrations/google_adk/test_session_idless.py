@@ -6,7 +6,13 @@ Through the in-memory and the SQLite-backed session services."""
 from __future__ import annotations
 
 import pytest
-from adk_harness import (
+from google.adk.sessions import DatabaseSessionService, InMemorySessionService
+from google.genai import types
+
+import toolpair
+from toolpair.integrations.google_adk import ToolpairPlugin, check_session, repair_session
+
+from .harness import (
     ADK,
     APP,
     USER,
@@ -23,11 +29,6 @@ from adk_harness import (
     wire_calls,
     wire_responses,
 )
-from google.adk.sessions import DatabaseSessionService, InMemorySessionService
-from google.genai import types
-
-import toolpair
-from toolpair.integrations.google_adk import ToolpairPlugin, check_session, repair_session
 
 pytestmark = pytest.mark.anyio
 PLACEHOLDER = toolpair.Policy().placeholder

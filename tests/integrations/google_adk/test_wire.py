@@ -7,7 +7,18 @@ from __future__ import annotations
 import copy
 
 import pytest
-from adk_harness import (
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.sessions import InMemorySessionService
+
+import toolpair
+from toolpair.integrations.google_adk import (
+    ToolpairPlugin,
+    before_model_callback,
+    check_session,
+    install,
+)
+
+from .harness import (
     ADK,
     Capture,
     agent,
@@ -20,16 +31,6 @@ from adk_harness import (
     valid,
     wire_calls,
     wire_responses,
-)
-from google.adk.plugins.base_plugin import BasePlugin
-from google.adk.sessions import InMemorySessionService
-
-import toolpair
-from toolpair.integrations.google_adk import (
-    ToolpairPlugin,
-    before_model_callback,
-    check_session,
-    install,
 )
 
 pytestmark = pytest.mark.anyio

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import cc_mutations as M
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from tests.support.mutations import claude_code as M
 from toolpair.cli import main
 from toolpair.demo import load_demo
 

@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 import pytest
-from lc_wire import Wire
+
+from .wire import Wire
 
 
 @pytest.fixture

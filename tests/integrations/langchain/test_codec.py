@@ -11,7 +11,6 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
-from lc_wire import Wire, ai, call, human, tool
 
 import toolpair
 from toolpair import Block, InvalidHistory, Message
@@ -21,6 +20,8 @@ from toolpair.integrations.langchain import (
     repair_report,
     validate_messages,
 )
+
+from .wire import Wire, ai, call, human, tool
 
 
 def _kinds(message: Message) -> list[tuple[str, str | None]]:

@@ -1,12 +1,12 @@
 """LangChain holds the conformance suite (`toolpair.conformance`): generated histories
 in ``BaseMessage`` types, checked through `LangChainCodec` for every provider profile,
-and sent through the real ChatAnthropic / ChatOpenAI request path (`lc_adapter`)."""
+and sent through the real ChatAnthropic / ChatOpenAI request path (`adapter`)."""
 
 from __future__ import annotations
 
-from lc_adapter import LangChainAdapter
-
 from toolpair.testing import Conformance
+
+from .adapter import LangChainAdapter
 
 
 class TestLangChainConformance(Conformance):

@@ -1,7 +1,7 @@
 """Provider fidelity for LangChain: the model id and host read off the real chat model
-classes, Anthropic-native result blocks read as the results they are on the wire, and
-do no harm (repair leaves alone what validate accepts and never makes an accepted
-request body one that is refused)."""
+classes, and Anthropic-native result blocks read as the results they are on the wire.
+(Do no harm is the conformance suite's, through `adapter.LangChainAdapter`, whose
+histories include the native blocks'.)"""
 
 from __future__ import annotations
 
@@ -12,12 +12,9 @@ from typing import Any
 import httpx
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_openai import ChatOpenAI
-from lc_adapter import histories, mostly_valid
-from lc_wire import MODELS, Wire, ai, human, tool
 
 import toolpair
 from toolpair.integrations.langchain import (
@@ -26,6 +23,9 @@ from toolpair.integrations.langchain import (
     repair_report,
     validate_messages,
 )
+
+from .adapter import native_histories
+from .wire import Wire, ai, human, tool
 
 PROPERTY = settings(
     max_examples=100,
@@ -314,46 +314,7 @@ def test_native_result_stays_opaque_for_openai() -> None:
     assert repair_report(history, model).fixes == []
 
 
-# --- do no harm -------------------------------------------------------------------------
-
-NATIVE_IDS = ["toolu_a", "toolu_b", "call.c"]
-
-
-@st.composite
-def native_histories(draw: Any) -> list[BaseMessage]:
-    """Histories mixing native tool_use/tool_result blocks with tool_calls/ToolMessages,
-    ending on a user turn."""
-    out: list[BaseMessage] = [human("q")]
-    for _ in range(draw(st.integers(1, 4))):
-        kind = draw(st.sampled_from(["native", "native", "calls", "text"]))
-        if kind == "native":
-            ids = draw(st.lists(st.sampled_from(NATIVE_IDS), min_size=1, max_size=2, unique=True))
-            out.append(
-                AIMessage(
-                    [{"type": "tool_use", "id": i, "name": "weather", "input": {}} for i in ids]
-                )
-            )
-            answered = draw(st.lists(st.sampled_from(ids), max_size=len(ids), unique=True))
-            blocks: list[Any] = [
-                {"type": "tool_result", "tool_use_id": i, "content": "ok"} for i in answered
-            ]
-            if draw(st.booleans()):
-                blocks.append({"type": "text", "text": "more"})
-            if blocks:
-                out.append(HumanMessage(blocks))
-        elif kind == "calls":
-            ids = draw(st.lists(st.sampled_from(["c1", "c2"]), min_size=1, max_size=2, unique=True))
-            out.append(ai(*ids))
-            out.extend(tool(i) for i in draw(st.permutations(ids)))
-        else:
-            out.append(AIMessage("done"))
-            out.append(human("next"))
-    if not isinstance(out[-1], HumanMessage) or out[-1].content == []:
-        out.append(human("go"))
-    return out
-
-
-ALL_HISTORIES = st.one_of(histories(), mostly_valid(), native_histories())
+# --- do no harm (the conformance suite's; here the native blocks' own) -------------
 
 
 def _wire_verdict(provider: str, body: dict[str, Any]) -> list[toolpair.Violation]:
@@ -367,34 +328,6 @@ def _send(wire: Wire, model: Any, messages: list[BaseMessage]) -> dict[str, Any]
         return wire.send(model, messages)
     except Exception:
         return None  # the framework refuses to build a request: nothing was sent
-
-
-@pytest.mark.parametrize("provider", sorted(MODELS))
-@PROPERTY
-@given(history=ALL_HISTORIES)
-def test_repair_leaves_what_validate_accepts(provider: str, history: list[BaseMessage]) -> None:
-    model = MODELS[provider](Wire())
-    if validate_messages(history, model):
-        return
-    result = repair_report(history, model)
-    assert result.fixes == []
-    assert len(result.messages) == len(history)
-    assert all(a is b for a, b in zip(result.messages, history, strict=True))
-
-
-@pytest.mark.parametrize("provider", sorted(MODELS))
-@PROPERTY
-@given(history=ALL_HISTORIES)
-def test_repair_never_breaks_an_accepted_body(provider: str, history: list[BaseMessage]) -> None:
-    """Judged on the bodies the real provider package sends, with the model it names."""
-    wire = Wire()
-    model = MODELS[provider](wire)
-    body = _send(wire, model, history)
-    assume(body is not None)
-    assert body is not None
-    assume(_wire_verdict(provider, body) == [])
-    fixed = list(repair_report(history, model).messages)
-    assert _wire_verdict(provider, wire.send(model, fixed)) == []
 
 
 @PROPERTY

@@ -13,11 +13,12 @@ from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import tool as lc_tool
-from lc_wire import Wire, ai, human, tool
 from pydantic import Field
 
 import toolpair
 from toolpair.integrations.langchain import ToolpairMiddleware, validate_messages
+
+from .wire import Wire, ai, human, tool
 
 
 @lc_tool

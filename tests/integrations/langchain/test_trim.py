@@ -20,10 +20,11 @@ from langchain_core.messages import (
 from langchain_core.messages import trim_messages as lc_trim_messages
 from langchain_core.messages.utils import count_tokens_approximately
 from langchain_core.runnables import RunnableLambda
-from lc_wire import ai, human, tool
 
 import toolpair
 from toolpair.integrations.langchain import trim_messages, validate_messages
+
+from .wire import ai, human, tool
 
 HIST = [
     SystemMessage("sys"),

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
-from lc_wire import MODELS, Wire, ai, call, human, tool
 
 import toolpair
 from toolpair.integrations.langchain import codec_for, repair_messages, repair_report
+
+from .wire import MODELS, Wire, ai, call, human, tool
 
 SYS = SystemMessage("sys")
 INVALID = AIMessage(

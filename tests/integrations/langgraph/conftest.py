@@ -1,15 +1,11 @@
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-# The LangGraph adapter builds on the LangChain one (LangGraph's messages are LangChain's).
-sys.path.insert(0, str(Path(__file__).parent.parent / "langchain"))
-from lg_graphs import saver
+from .graphs import saver
 
 
 @pytest.fixture(params=["memory", "sqlite"])

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
-from lg_graphs import INVALID_CHAT_HISTORY, Ledger, ai_calls, call, cfg, model, react_agent
 
 from toolpair.cli import main
 from toolpair.integrations.langgraph import repair_thread
+
+from .graphs import INVALID_CHAT_HISTORY, Ledger, ai_calls, call, cfg, model, react_agent
 
 
 def test_check_a_stuck_thread_in_a_checkpoint_file(tmp_path: Any, capsys: Any) -> None:

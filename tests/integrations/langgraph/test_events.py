@@ -4,22 +4,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-import toolpair
 from toolpair import RepairEvent
 from toolpair.integrations.langgraph import repair_hook
-
-
-@pytest.fixture
-def subscribed() -> Any:
-    got: list[RepairEvent] = []
-    toolpair.subscribe(got.append)
-    yield got
-    toolpair.unsubscribe(got.append)
 
 
 def _call() -> AIMessage:

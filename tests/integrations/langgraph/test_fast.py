@@ -1,6 +1,6 @@
 """The no-op path for threads says "valid" for the plain shape a sound LangGraph thread
 has. (That it never says it where the full rules object is the conformance suite's fast
-path property, run on `ThreadCodec` by `lg_adapter`.)"""
+path property, run on `ThreadCodec` by `adapter`.)"""
 
 from __future__ import annotations
 

@@ -13,20 +13,6 @@ from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import InjectedState, create_react_agent
 from langgraph.types import Command
-from lg_graphs import (
-    INVALID_CHAT_HISTORY,
-    AnthropicWire,
-    Ledger,
-    ai_calls,
-    call,
-    cfg,
-    hand_built,
-    messages_of,
-    model,
-    parent_with_subgraph,
-    react_agent,
-    results,
-)
 
 from toolpair import Policy
 from toolpair.integrations.langgraph import (
@@ -39,6 +25,21 @@ from toolpair.integrations.langgraph import (
     model_id,
     repair_thread,
     rules_for,
+)
+
+from .graphs import (
+    INVALID_CHAT_HISTORY,
+    AnthropicWire,
+    Ledger,
+    ai_calls,
+    call,
+    cfg,
+    hand_built,
+    messages_of,
+    model,
+    parent_with_subgraph,
+    react_agent,
+    results,
 )
 
 anthropic = pytest.importorskip("anthropic")
@@ -61,7 +62,7 @@ def test_create_agent_thread_rejected_by_anthropic(checkpointer: Any) -> None:
     model: Anthropic's rules, its model id) keeps the finished sibling's result, answers
     the abandoned call, and the next request is accepted."""
     pytest.importorskip("langchain.agents")
-    from lg_graphs import langchain_agent
+    from .graphs import langchain_agent
 
     ledger = Ledger()
     wire = AnthropicWire([use("a", "approve", action="deploy"), use("w")], "skipped it")
@@ -95,9 +96,9 @@ def test_create_agent_middleware_serves_the_stuck_thread(checkpointer: Any) -> N
     """The same stuck thread served by create_agent with ToolpairMiddleware: accepted
     without any write to the thread."""
     pytest.importorskip("langchain.agents")
-    from lg_graphs import langchain_agent
-
     from toolpair.integrations.langchain import ToolpairMiddleware
+
+    from .graphs import langchain_agent
 
     wire = AnthropicWire([use("a", "approve", action="deploy"), use("w")], "ok")
     llm = wire.model()
@@ -122,7 +123,8 @@ def test_abandoned_approval_in_create_agent(checkpointer: Any) -> None:
     tool."""
     pytest.importorskip("langchain.agents")
     from langchain.agents.middleware import HumanInTheLoopMiddleware
-    from lg_graphs import langchain_agent
+
+    from .graphs import langchain_agent
 
     ledger = Ledger()
     wire = AnthropicWire([use("w1"), use("w2", city="Oslo")], "nothing ran")

@@ -9,7 +9,17 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.messages import trim_messages as lc_trim_messages
-from lg_graphs import (
+
+from toolpair.integrations.langchain import repair_messages
+from toolpair.integrations.langgraph import (
+    check_thread,
+    repair_hook,
+    repair_node,
+    summarize_hook,
+    summary_split,
+)
+
+from .graphs import (
     INVALID_CHAT_HISTORY,
     Ledger,
     ai_calls,
@@ -20,15 +30,6 @@ from lg_graphs import (
     model,
     react_agent,
     results,
-)
-
-from toolpair.integrations.langchain import repair_messages
-from toolpair.integrations.langgraph import (
-    check_thread,
-    repair_hook,
-    repair_node,
-    summarize_hook,
-    summary_split,
 )
 
 

@@ -9,7 +9,15 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 from langgraph.types import Command
-from lg_graphs import (
+
+from toolpair.integrations.langgraph import (
+    PENDING_TOOL_CALLS,
+    InterruptPending,
+    check_thread,
+    repair_thread,
+)
+
+from .graphs import (
     INVALID_CHAT_HISTORY,
     Ledger,
     ai_calls,
@@ -19,13 +27,6 @@ from lg_graphs import (
     model,
     react_agent,
     results,
-)
-
-from toolpair.integrations.langgraph import (
-    PENDING_TOOL_CALLS,
-    InterruptPending,
-    check_thread,
-    repair_thread,
 )
 
 VERSIONS = ["v1", "v2"]

@@ -16,17 +16,6 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, MessagesState, StateGraph
 from langgraph.prebuilt import ToolNode, create_react_agent, tools_condition
-from lg_graphs import (
-    INVALID_CHAT_HISTORY,
-    Ledger,
-    ScriptedModel,
-    ai_calls,
-    call,
-    cfg,
-    messages_of,
-    model,
-    results,
-)
 
 from toolpair.integrations.langgraph import (
     PENDING_TOOL_CALLS,
@@ -36,6 +25,18 @@ from toolpair.integrations.langgraph import (
     arepair_thread,
     check_thread,
     repair_thread,
+)
+
+from .graphs import (
+    INVALID_CHAT_HISTORY,
+    Ledger,
+    ScriptedModel,
+    ai_calls,
+    call,
+    cfg,
+    messages_of,
+    model,
+    results,
 )
 
 swarm = pytest.importorskip("langgraph_swarm")

@@ -19,16 +19,6 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from lg_graphs import (
-    INVALID_CHAT_HISTORY,
-    Ledger,
-    ai_calls,
-    call,
-    cfg,
-    messages_of,
-    model,
-    react_agent,
-)
 
 from toolpair.integrations.langgraph import (
     acheck_thread,
@@ -37,6 +27,17 @@ from toolpair.integrations.langgraph import (
     model_id,
     repair_thread,
     rules_for,
+)
+
+from .graphs import (
+    INVALID_CHAT_HISTORY,
+    Ledger,
+    ai_calls,
+    call,
+    cfg,
+    messages_of,
+    model,
+    react_agent,
 )
 
 

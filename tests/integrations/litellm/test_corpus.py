@@ -19,6 +19,8 @@ import litellm
 import pytest
 from litellm import Router
 
+from tests.support.histories import TOOLS
+from tests.support.replies import anthropic_message, chat_completion
 from toolpair.cli import main
 from toolpair.integrations.litellm import ToolpairGuardrail
 
@@ -34,31 +36,6 @@ REFUSAL = {
 CHAT_REFUSAL = {
     "error": {"message": "Invalid parameter: messages", "type": "invalid_request_error"}
 }
-ANTHROPIC_REPLY = {
-    "id": "msg_1",
-    "type": "message",
-    "role": "assistant",
-    "model": "claude-sonnet-4-5",
-    "content": [{"type": "text", "text": "ok"}],
-    "stop_reason": "end_turn",
-    "usage": {"input_tokens": 1, "output_tokens": 1},
-}
-CHAT_REPLY = {
-    "id": "chatcmpl-1",
-    "object": "chat.completion",
-    "created": 0,
-    "model": "qwen3-coder",
-    "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}
-    ],
-    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-}
-TOOLS = [
-    {
-        "type": "function",
-        "function": {"name": "weather", "parameters": {"type": "object", "properties": {}}},
-    }
-]
 
 
 def call(id_: str, args: str = "{}") -> dict[str, Any]:
@@ -101,7 +78,10 @@ class Upstream:
                 elif kind == "refuse":
                     code, reply = 400, REFUSAL if messages else CHAT_REFUSAL
                 else:
-                    code, reply = 200, ANTHROPIC_REPLY if messages else CHAT_REPLY
+                    code, reply = (
+                        200,
+                        (anthropic_message() if messages else chat_completion(model="qwen3-coder")),
+                    )
                 data = json.dumps(reply).encode()
                 self.send_response(code)
                 self.send_header("content-type", "application/json")
@@ -123,6 +103,7 @@ class Upstream:
 
 @pytest.fixture(scope="module")
 def up() -> Iterator[Upstream]:
+    # This module's scripted upstream, not the shared one.
     u = Upstream()
     yield u
     u.close()

@@ -17,41 +17,12 @@ from litellm.integrations.custom_logger import CustomLogger
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from upstream import Upstream
 
 import toolpair
+from tests.support.histories import DANGLING_CHAT, TOOLS, VALID_CHAT
+from tests.support.upstream import Upstream
 from toolpair.integrations.litellm import ToolpairGuardrail
 from toolpair.integrations.opentelemetry import ToolpairInstrumentor
-
-TOOLS = [
-    {
-        "type": "function",
-        "function": {"name": "weather", "parameters": {"type": "object", "properties": {}}},
-    }
-]
-DANGLING_CHAT: list[dict[str, Any]] = [
-    {"role": "user", "content": "weather?"},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
-        ],
-    },
-    {"role": "user", "content": "and?"},
-]
-VALID_CHAT: list[dict[str, Any]] = [
-    *DANGLING_CHAT[:2],
-    {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
-    {"role": "user", "content": "and?"},
-]
-
-
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
 
 
 @pytest.fixture

@@ -27,51 +27,11 @@ import litellm
 import openai
 import pytest
 from litellm import Router
-from upstream import Upstream
 
 import toolpair
+from tests.support.histories import DANGLING_CHAT, DANGLING_MESSAGES, ORPHAN_RESPONSES, TOOLS
+from tests.support.upstream import Upstream
 from toolpair.integrations.litellm import ToolpairGuardrail
-
-TOOLS = [
-    {
-        "type": "function",
-        "function": {"name": "weather", "parameters": {"type": "object", "properties": {}}},
-    }
-]
-DANGLING_CHAT: list[dict[str, Any]] = [
-    {"role": "user", "content": "weather?"},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
-        ],
-    },
-    {"role": "user", "content": "and?"},
-]
-DANGLING_MESSAGES: list[dict[str, Any]] = [
-    {"role": "user", "content": "weather?"},
-    {
-        "role": "assistant",
-        "content": [
-            {"type": "text", "text": "checking"},
-            {"type": "tool_use", "id": "toolu_01", "name": "weather", "input": {}},
-        ],
-    },
-    {"role": "user", "content": "and?"},
-]
-ORPHAN_RESPONSES: list[dict[str, Any]] = [
-    {"role": "user", "content": "weather?"},
-    {"type": "function_call", "call_id": "call_1", "name": "weather", "arguments": "{}"},
-    {"role": "user", "content": "and?"},
-]
-
-
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
 
 
 def _router(up: Upstream) -> Router:

@@ -12,19 +12,12 @@ from typing import Any
 import litellm
 import pytest
 from litellm import Router
-from upstream import Upstream
 
 import toolpair
+from tests.support.upstream import Upstream
 from toolpair.integrations.litellm import ToolpairGuardrail
 
 SECRET = "SECRET-CONTENT-42"
-
-
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
 
 
 @pytest.fixture

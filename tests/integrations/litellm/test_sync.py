@@ -15,21 +15,16 @@ from typing import Any
 import litellm
 import pytest
 from litellm import Router
-from test_guardrail import DANGLING_CHAT, TOOLS, _router
-from upstream import Upstream
 
 import toolpair
+from tests.support.histories import DANGLING_CHAT, TOOLS
+from tests.support.upstream import Upstream
 from toolpair.integrations import litellm as tp_litellm
 from toolpair.integrations.litellm import ToolpairGuardrail, is_patched, patch, unpatch
 
+from .test_guardrail import _router
+
 CLAUDE = "anthropic/claude-sonnet-4-6"
-
-
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
 
 
 @pytest.fixture

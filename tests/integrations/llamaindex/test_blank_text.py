@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from li_history import snapshot
 from llama_index.core.base.llms.types import (
     ChatMessage,
     ImageBlock,
@@ -38,6 +37,8 @@ from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.llamaindex import LlamaIndexCodec, repair_messages
 from toolpair.integrations.llamaindex._codec import call_block_type
 from toolpair.providers import Context
+
+from .history import snapshot
 
 ToolCallBlock: Any = call_block_type()
 

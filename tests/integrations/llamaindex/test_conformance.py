@@ -1,11 +1,11 @@
 """LlamaIndex holds the conformance suite (`toolpair.conformance`) through
-`LlamaIndexCodec` and the real Anthropic and OpenAI LLM classes (`li_adapter`)."""
+`LlamaIndexCodec` and the real Anthropic and OpenAI LLM classes (`adapter`)."""
 
 from __future__ import annotations
 
-from li_adapter import LlamaIndexAdapter
-
 from toolpair.testing import Conformance
+
+from .adapter import LlamaIndexAdapter
 
 
 class TestLlamaIndexConformance(Conformance):

@@ -1,7 +1,7 @@
 """Provider fidelity for LlamaIndex: the model id and host read off the real LLM
-classes, and do no harm (repair leaves alone what validate accepts, and never makes a
-request body the provider accepts one it refuses), judged on the bodies the real LLMs
-send.
+classes, and Gemini 3's signatures as GoogleGenAI sends them. (Do no harm is the
+conformance suite's, through `adapter.LlamaIndexAdapter`: its ``changes`` and the
+`GuardedLLM` of its ``send_repaired``.)
 
 A LlamaIndex ChatMessage holds typed blocks only, and the Anthropic LLM builds
 ``tool_result`` blocks from ``tool`` messages alone, so no Anthropic-native result can
@@ -13,11 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
-from li_adapter import histories, step_histories
-from li_history import calls, result, say, user
-from li_wire import FakeAnthropic, FakeOpenAI, accept_all, anthropic_llm, openai_llm
 from llama_index.core.base.llms.types import ChatMessage
 
 import toolpair
@@ -29,6 +24,9 @@ from toolpair.integrations.llamaindex import (
     repair_messages,
     validate_messages,
 )
+
+from .history import user
+from .wire import FakeAnthropic, FakeOpenAI, accept_all, anthropic_llm, openai_llm
 
 # --- the model id and the host ------------------------------------------------------
 
@@ -89,84 +87,6 @@ def test_vertex_llm_is_vertex() -> None:
         )
     assert provider_for(llm) == "vertex"
     assert model_for(llm) == "gemini-2.5-pro"
-
-
-# --- do no harm -------------------------------------------------------------------------
-
-SETTINGS = settings(
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
-
-_SERVERS: dict[str, Any] = {
-    "anthropic": FakeAnthropic([], check=accept_all),
-    "openai": FakeOpenAI([], check=accept_all),
-}
-_LLMS: dict[str, Any] = {
-    "anthropic": anthropic_llm(_SERVERS["anthropic"]),
-    "openai": openai_llm(_SERVERS["openai"]),
-}
-
-
-@st.composite
-def answered(draw: st.DrawFn) -> list[ChatMessage]:
-    """Histories whose every call is answered right after it, so that accepted bodies
-    are common."""
-    out: list[ChatMessage] = [user("question")]
-    n = 0
-    for _ in range(draw(st.integers(1, 3))):
-        ids = [f"toolu_{n + i}" for i in range(draw(st.integers(0, 2)))]
-        n += len(ids)
-        if ids:
-            out.append(calls(*ids, text="calling" if draw(st.booleans()) else ""))
-            out.extend(result(i) for i in draw(st.permutations(ids)))
-        out.append(say("answer"))
-        out.append(user("next"))
-    return out
-
-
-ANY_HISTORY = st.one_of(histories(), answered())
-#: Histories the fake servers can take (no image the LLM would fetch).
-WIRE_HISTORY = st.one_of(step_histories, answered())
-
-
-def _sent(provider: str, history: list[ChatMessage]) -> dict[str, Any]:
-    server = _SERVERS[provider]
-    server.bodies.clear()
-    _LLMS[provider].chat(history)
-    (body,) = server.bodies
-    return body
-
-
-@pytest.mark.parametrize("provider", sorted(_LLMS))
-@SETTINGS
-@given(history=ANY_HISTORY)
-def test_repair_leaves_what_validate_accepts(provider: str, history: list[ChatMessage]) -> None:
-    model = model_for(_LLMS[provider])
-    if validate_messages(history, provider, model=model):
-        return
-    repaired = repair_messages(history, provider, model=model)
-    assert repaired.fixes == []
-    assert all(a is b for a, b in zip(repaired.messages, history, strict=True))
-
-
-@pytest.mark.parametrize("provider", sorted(_LLMS))
-@SETTINGS
-@given(history=WIRE_HISTORY)
-def test_guard_never_breaks_an_accepted_body(provider: str, history: list[ChatMessage]) -> None:
-    """The GuardedLLM around the same LLM, with the provider and model it reads off it."""
-    llm = _LLMS[provider]
-    model = model_for(llm)
-    before = _sent(provider, history)
-    assume(toolpair.validate(before, provider, model=model) == [])
-    guarded = GuardedLLM(llm=llm)
-    assert guarded.model == model
-    server = _SERVERS[provider]
-    server.bodies.clear()
-    guarded.chat(history)
-    (after,) = server.bodies
-    assert toolpair.validate(after, provider, model=model) == []
 
 
 _GEMINI_REPLY = {

@@ -1,12 +1,12 @@
 """The OpenAI Agents SDK holds the conformance suite (`toolpair.conformance`) through
 its Responses input items, `repair_items`, `trim_filter` and real ``Runner.run`` calls
-on the OpenAIResponsesModel and OpenAIChatCompletionsModel (`oa_adapter`)."""
+on the OpenAIResponsesModel and OpenAIChatCompletionsModel (`adapter`)."""
 
 from __future__ import annotations
 
-from oa_adapter import OpenAIAgentsAdapter
-
 from toolpair.testing import Conformance
+
+from .adapter import OpenAIAgentsAdapter
 
 
 class TestOpenAIAgentsConformance(Conformance):

@@ -8,19 +8,12 @@ from typing import Any
 
 import pytest
 from agents import Agent, RunConfig, Runner
-from oa_harness import Server, call, message, user
 
 import toolpair
 from toolpair import RepairEvent
 from toolpair.integrations.openai_agents import ToolpairInputFilter, with_toolpair
 
-
-@pytest.fixture
-def subscribed() -> Any:
-    got: list[RepairEvent] = []
-    toolpair.subscribe(got.append)
-    yield got
-    toolpair.unsubscribe(got.append)
+from .harness import Server, call, message, user
 
 
 def _dangling() -> list[Any]:

@@ -1,16 +1,17 @@
 """The Chat Completions no-op check: the SDK's own shapes take it, and repairing a piece
 at a time gives the full path's answer. (That whatever it calls certainly valid the
 full ``openai`` rules accept is the conformance suite's fast path property, run on
-`ChatItemsCodec` with SDK item shapes by `oa_adapter`.)"""
+`ChatItemsCodec` with SDK item shapes by `adapter`.)"""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oa_harness import fc, history_with_tools, out, rs, user
 
 import toolpair
 from toolpair.integrations.openai_agents._fast import chat_items_valid
+
+from .harness import fc, history_with_tools, out, rs, user
 
 IDS = st.sampled_from(["a", "b", "c", "x" * 40, "y" * 41, ""])
 ITEM = st.one_of(

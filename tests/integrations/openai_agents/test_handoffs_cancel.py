@@ -10,7 +10,11 @@ import pytest
 from agents import Agent, RunConfig, Runner, SQLiteSession, function_tool, handoff
 from agents.extensions import handoff_filters
 from agents.result import RunResultStreaming
-from oa_harness import (
+
+import toolpair
+from toolpair.integrations.openai_agents import with_toolpair
+
+from .harness import (
     Server,
     call,
     calls_cut_from_reasoning,
@@ -21,9 +25,6 @@ from oa_harness import (
     stored,
     user,
 )
-
-import toolpair
-from toolpair.integrations.openai_agents import with_toolpair
 
 pytestmark = pytest.mark.anyio
 

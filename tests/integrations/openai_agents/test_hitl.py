@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 from agents import Agent, Runner, SQLiteSession, function_tool
-from oa_harness import Server, call, message, stored, user
 
 import toolpair
 from toolpair.integrations.openai_agents import with_toolpair
+
+from .harness import Server, call, message, stored, user
 
 pytestmark = pytest.mark.anyio
 

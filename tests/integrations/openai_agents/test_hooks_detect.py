@@ -1,7 +1,7 @@
 """The hooks the core tools call (the ``toolpair`` command reading session items as a
 JSON list or a real SQLiteSession database file), and provider detection from real SDK
 model objects. (``poisoned_history``, the plugin's ``poisoned_framework_history`` and
-the dump round trip are the conformance suite's, run by `oa_adapter`.)"""
+the dump round trip are the conformance suite's, run by `adapter`.)"""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from agents import SQLiteSession
-from oa_harness import Server
 
 import toolpair
 from toolpair.integrations.openai_agents import (
@@ -20,6 +19,8 @@ from toolpair.integrations.openai_agents import (
     load_session_file,
     poisoned_history,
 )
+
+from .harness import Server
 
 pytestmark = pytest.mark.anyio
 

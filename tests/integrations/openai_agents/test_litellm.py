@@ -16,10 +16,11 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import httpx
 from agents import Agent, RunConfig, Runner, function_tool
 from agents.extensions.models.litellm_model import LitellmModel
-from oa_harness import chat_body, fc, message, out, user
 
 import toolpair
 from toolpair.integrations.openai_agents import with_toolpair
+
+from .harness import chat_body, fc, message, out, user
 
 pytestmark = pytest.mark.anyio
 

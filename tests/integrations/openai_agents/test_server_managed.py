@@ -8,10 +8,11 @@ import inspect
 
 import pytest
 from agents import Agent, RunConfig, Runner, function_tool
-from oa_harness import Server, call, message, out, provider_for
 
 import toolpair
 from toolpair.integrations.openai_agents import ToolpairInputFilter, with_toolpair
+
+from .harness import Server, call, message, out, provider_for
 
 pytestmark = pytest.mark.anyio
 

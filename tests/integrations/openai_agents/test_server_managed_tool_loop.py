@@ -15,10 +15,11 @@ import pytest
 from agents import Agent, OpenAIResponsesModel, RunConfig, Runner, function_tool
 from agents.models.interface import Model
 from agents.run import CallModelData, ModelInputData
-from oa_harness import Server, call, hx, message, out, provider_for, user
 
 import toolpair
 from toolpair.integrations.openai_agents import ToolpairInputFilter, with_toolpair
+
+from .harness import Server, call, hx, message, out, provider_for, user
 
 pytestmark = pytest.mark.anyio
 

@@ -8,7 +8,11 @@ import copy
 
 import pytest
 from agents import Agent, RunConfig, Runner, SQLiteSession
-from oa_harness import (
+
+import toolpair
+from toolpair.integrations.openai_agents import PairSafeSession, trim_filter, with_toolpair
+
+from .harness import (
     Server,
     calls_cut_from_reasoning,
     history_with_tools,
@@ -16,9 +20,6 @@ from oa_harness import (
     stored,
     user,
 )
-
-import toolpair
-from toolpair.integrations.openai_agents import PairSafeSession, trim_filter, with_toolpair
 
 pytestmark = pytest.mark.anyio
 
@@ -171,8 +172,8 @@ async def test_pop_item_removes_a_whole_unit():
 async def test_pair_safe_session_through_multi_turn_runs():
     """Turns with tool calls through PairSafeSession store exactly what SQLiteSession
     alone stores."""
-    from oa_harness import call
-    from test_wire import lookup
+    from .harness import call
+    from .test_wire import lookup
 
     async def run(session):
         srv = Server([[call("lookup", {"city": "Paris"})], [message("sunny")]] * 2)

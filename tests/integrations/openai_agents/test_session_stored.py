@@ -18,7 +18,11 @@ import pytest
 from agents import Agent, Runner, SQLiteSession
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from oa_harness import (
+
+import toolpair
+from toolpair.integrations.openai_agents import PairSafeSession
+
+from .harness import (
     Server,
     calls_cut_from_reasoning,
     fc,
@@ -29,9 +33,6 @@ from oa_harness import (
     stored,
     user,
 )
-
-import toolpair
-from toolpair.integrations.openai_agents import PairSafeSession
 
 #: What the Responses API rejects and a read can avoid by leaving units out.
 PAIRING = {

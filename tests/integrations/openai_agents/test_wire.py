@@ -9,10 +9,11 @@ import json
 
 import pytest
 from agents import Agent, RunConfig, Runner, function_tool
-from oa_harness import Server, call, fc, message, out, rs, user
 
 import toolpair
 from toolpair.integrations.openai_agents import ToolpairInputFilter, with_toolpair
+
+from .harness import Server, call, fc, message, out, rs, user
 
 pytestmark = pytest.mark.anyio
 
@@ -203,7 +204,7 @@ def test_with_toolpair_takes_over_a_bare_filter_and_wraps_each_resolved_model():
     assert on.call_model_input_filter.inner is inner
     assert on.call_model_input_filter.provider == "anthropic"
     srv = Server([])
-    from oa_harness import provider_for
+    from .harness import provider_for
 
     on = with_toolpair(RunConfig(model_provider=provider_for(srv)))
     a, b = on.model_provider.get_model("gpt-5"), on.model_provider.get_model("gpt-5")

@@ -25,10 +25,11 @@ import brotli
 import openai
 import pytest
 import zstandard
-from proxyproc import Proxy
-from upstream import RawUpstream, Upstream
 
 import toolpair
+from tests.support.upstream import RawUpstream, Upstream
+
+from .proxyproc import Proxy
 
 KEY = "sk-test-secret-0123456789"
 BROKEN: list[dict[str, Any]] = [
@@ -44,13 +45,6 @@ BROKEN: list[dict[str, Any]] = [
 @pytest.fixture(scope="module")
 def raw_up() -> Iterator[RawUpstream]:
     u = RawUpstream()
-    yield u
-    u.close()
-
-
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
     yield u
     u.close()
 

@@ -21,17 +21,18 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.parser import text_string_to_metric_families
-from proxyproc import Proxy
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
-from upstream import Upstream
 
 import toolpair
+from tests.support.upstream import Upstream
 from toolpair.gateway.proxy import Settings, build_app
 from toolpair.integrations.asgi import ToolpairMiddleware
 from toolpair.integrations.opentelemetry import ToolpairInstrumentor
+
+from .proxyproc import Proxy
 
 BROKEN: list[dict[str, Any]] = [
     {"role": "user", "content": "weather?"},
@@ -50,13 +51,6 @@ ORPHAN: list[dict[str, Any]] = [
     },
 ]
 VALID: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
-
-
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
 
 
 def _samples(text: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:

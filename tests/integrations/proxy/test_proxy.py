@@ -14,19 +14,14 @@ import anthropic
 import httpx2
 import openai
 import pytest
-from proxyproc import Proxy
-from upstream import GAP, Upstream
 
 import toolpair
+from tests.support.histories import ORPHAN_RESPONSES
+from tests.support.upstream import GAP, Upstream
+
+from .proxyproc import Proxy
 
 KEY = "sk-test-secret-0123456789"
-
-
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
 
 
 @pytest.fixture(scope="module")
@@ -79,11 +74,6 @@ DANGLING_CHAT: list[dict[str, Any]] = [
             {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
         ],
     },
-    {"role": "user", "content": "and?"},
-]
-ORPHAN_RESPONSES: list[dict[str, Any]] = [
-    {"role": "user", "content": "weather?"},
-    {"type": "function_call", "call_id": "call_1", "name": "weather", "arguments": "{}"},
     {"role": "user", "content": "and?"},
 ]
 

@@ -7,18 +7,19 @@ from __future__ import annotations
 import http.client
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anthropic
 import openai
 import pytest
-from proxyproc import Proxy
-from upstream import GAP, Upstream
 
 import toolpair
+from tests.support.histories import DANGLING_CHAT as POISONED
+from tests.support.upstream import GAP, Upstream
 from toolpair.corpus import judge_all, read_cases, table
+
+from .proxyproc import Proxy
 
 KEY = "sk-test-secret-0123456789"
 SECRET_TEXT = "weather in Paris?"
@@ -33,24 +34,7 @@ VALID: list[dict[str, Any]] = [
     },
 ]
 DANGLING: list[dict[str, Any]] = [*VALID[:2], {"role": "user", "content": "and?"}]
-DANGLING_CHAT: list[dict[str, Any]] = [
-    {"role": "user", "content": SECRET_TEXT},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
-        ],
-    },
-    {"role": "user", "content": "and?"},
-]
-
-
-@pytest.fixture(scope="module")
-def up() -> Iterator[Upstream]:
-    u = Upstream()
-    yield u
-    u.close()
+DANGLING_CHAT: list[dict[str, Any]] = [{"role": "user", "content": SECRET_TEXT}, *POISONED[1:]]
 
 
 def _cases(folder: Path, timeout: float = 10.0, count: int = 1) -> list[dict[str, Any]]:

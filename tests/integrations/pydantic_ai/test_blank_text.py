@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pai_histories import call, req, res, ret, user
 from pydantic_ai.messages import (
     ImageUrl,
     ModelMessage,
@@ -35,6 +34,8 @@ import toolpair
 from toolpair._api import parse
 from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.pydantic_ai import PydanticAICodec, repair, validate
+
+from .history import call, req, res, ret, user
 
 EMPTY = "messages: text content blocks must be non-empty"
 BLANK = "messages: text content blocks must contain non-whitespace text"

@@ -1,12 +1,12 @@
 """pydantic-ai holds the conformance suite (`toolpair.conformance`) through
 `PydanticAICodec` and the real Anthropic, OpenAI (Chat and Responses) and Bedrock model
-classes (`pai_adapter`)."""
+classes (`adapter`)."""
 
 from __future__ import annotations
 
-from pai_adapter import PydanticAIAdapter
-
 from toolpair.testing import Conformance
+
+from .adapter import PydanticAIAdapter
 
 
 class TestPydanticAIConformance(Conformance):

@@ -1,7 +1,6 @@
 """Provider fidelity for pydantic-ai: the model id and host read off the real model
-classes, and do no harm (repair leaves alone what validate accepts, and never makes an
-accepted request body one that is refused), judged on the bodies the real model
-classes send.
+classes, and the model reaching the core, judged on the bodies the real model classes
+send. (Do no harm is the conformance suite's, through `adapter.PydanticAIAdapter`.)
 
 pydantic-ai has no way to carry an Anthropic-native ``tool_result`` block in a user
 prompt (its parts are typed, and its Anthropic mapper builds results from
@@ -14,11 +13,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
-from pai_adapter import alternating as histories
-from pai_histories import PAI_MAJOR, call, req, res, ret, user
-from pai_wire import WIRE_MODELS, Capture
 from pydantic_ai import direct
 from pydantic_ai.messages import ModelMessage, TextPart
 from pydantic_ai.models.anthropic import AnthropicModel
@@ -35,39 +29,8 @@ from pydantic_ai.providers.openai import OpenAIProvider
 import toolpair
 from toolpair.integrations.pydantic_ai import model_for, provider_for, repair, validate
 
-PROPERTY = settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[
-        HealthCheck.function_scoped_fixture,
-        HealthCheck.too_slow,
-        HealthCheck.filter_too_much,
-    ],
-)
-
-
-@st.composite
-def answered(draw: st.DrawFn) -> list[ModelMessage]:
-    """Histories whose every call is answered in the next request (results in any
-    order, maybe followed by user text), so that accepted bodies are common."""
-    out: list[ModelMessage] = [req(user("start"))]
-    n = 0
-    for _ in range(draw(st.integers(0, 3))):
-        k = draw(st.integers(0, 2))
-        ids = [f"t{n + i}" for i in range(k)]
-        n += k
-        text = [TextPart("let me check")] if draw(st.booleans()) or not ids else []
-        out.append(res(*text, *(call(i) for i in ids)))
-        parts: list[Any] = [ret(i) for i in draw(st.permutations(ids))]
-        if draw(st.booleans()) or not parts:
-            parts.append(user("more"))
-        out.append(req(*parts))
-    last = out[-1]
-    out[-1] = req(*last.parts, user("now answer"))
-    return out
-
-
-ANY_HISTORY = st.one_of(histories(), answered())
+from .history import PAI_MAJOR, call, req, res, ret, user
+from .wire import WIRE_MODELS, Capture
 
 # --- the model id and the host ------------------------------------------------------
 
@@ -158,51 +121,18 @@ def test_openai_elsewhere_keeps_openai() -> None:
     assert provider_for(WIRE_MODELS["openai-responses"](Capture())) == "openai-responses"
 
 
-# --- do no harm -------------------------------------------------------------------------
-
-
 def _send(model: Any, history: list[ModelMessage]) -> None:
     asyncio.run(direct.model_request(model, history))
 
 
 def _verdict(provider: str, body: dict[str, Any], model: str | None) -> list[toolpair.Violation]:
     # The requests carry no tools, so Bedrock's toolConfig rule (about the request, not
-    # the history) is left out, as in test_pai_property.
+    # the history) is left out, as in the conformance suite's wire properties.
     return [
         v
         for v in toolpair.validate(body, provider, model=model)
         if v.code != "bedrock.missing_tool_config"
     ]
-
-
-@pytest.mark.parametrize("provider", sorted(WIRE_MODELS))
-@PROPERTY
-@given(history=ANY_HISTORY)
-def test_repair_leaves_what_validate_accepts(provider: str, history: list[ModelMessage]) -> None:
-    model = WIRE_MODELS[provider](Capture())
-    name = model_for(model)
-    if validate(history, provider, model=name):
-        return
-    result = repair(history, provider, model=name)
-    assert result.fixes == []
-    assert all(a is b for a, b in zip(result.messages, history, strict=True))
-
-
-@pytest.mark.parametrize("provider", sorted(WIRE_MODELS))
-@PROPERTY
-@given(history=ANY_HISTORY)
-def test_repair_never_breaks_an_accepted_body(provider: str, history: list[ModelMessage]) -> None:
-    capture = Capture()
-    model = WIRE_MODELS[provider](capture)
-    try:
-        _send(model, history)
-    except Exception:
-        assume(False)  # pydantic-ai refuses to build this request: nothing was sent
-    name = model_for(model)
-    assume(_verdict(provider, capture.last, name) == [])
-    fixed = repair(history, provider_for(model), model=name).messages
-    _send(model, list(fixed))
-    assert _verdict(provider, capture.last, name) == []
 
 
 # --- the model reaches the core ------------------------------------------------------

@@ -11,20 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-import st_harness as h
 from strands import Agent
 
 import toolpair
 from toolpair import Repaired, RepairEvent
 from toolpair.integrations.strands import ToolpairModel
 
-
-@pytest.fixture
-def subscribed() -> Any:
-    got: list[RepairEvent] = []
-    toolpair.subscribe(got.append)
-    yield got
-    toolpair.unsubscribe(got.append)
+from . import harness as h
 
 
 def _ask(model: Any, history: list[Any]) -> None:

@@ -7,7 +7,6 @@ import copy
 from typing import Any
 
 import pytest
-import st_harness as h
 from strands import Agent
 from strands.agent.conversation_manager import SlidingWindowConversationManager
 from strands.session.file_session_manager import FileSessionManager
@@ -15,6 +14,8 @@ from strands.types.exceptions import ContextWindowOverflowException
 
 import toolpair
 from toolpair.integrations.strands import PairSafeConversationManager
+
+from . import harness as h
 
 STRICT = ("bedrock", "anthropic", "gemini")
 

@@ -11,8 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
-import st_harness as h
 from strands import Agent, tool
+
+from tests.support.replies import RawBody
 
 try:
     from strands.hooks import MessageAddedEvent
@@ -131,7 +132,7 @@ def bedrock_loop(limit: int | None = None) -> Any:
                 "content-type": "application/json",
                 "x-amzn-ErrorType": "ValidationException",
             }
-            return AWSResponse(request.url, 400, headers, h._Raw(err))
+            return AWSResponse(request.url, 400, headers, RawBody(err))
         n = count["n"] % (LOOPS + 1)
         count["n"] += 1
         if n < LOOPS:
@@ -156,7 +157,10 @@ def bedrock_loop(limit: int | None = None) -> Any:
             "metrics": {"latencyMs": 1},
         }
         return AWSResponse(
-            request.url, 200, {"content-type": "application/json"}, h._Raw(json.dumps(out).encode())
+            request.url,
+            200,
+            {"content-type": "application/json"},
+            RawBody(json.dumps(out).encode()),
         )
 
     session = boto3.Session(

@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import st_harness as h
 from strands import Agent, tool
 
 import toolpair
 from toolpair.integrations.strands import ToolpairModel, ToolpairPlugin
 from toolpair.integrations.strands._plugin import HAS_MIDDLEWARE
+
+from . import harness as h
 
 try:
     from strands.plugins import Plugin  # noqa: F401

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import st_harness as h
 from strands import Agent
 from strands.session.file_session_manager import FileSessionManager
 
 import toolpair
 from toolpair.integrations.strands import check_session, repair_session, stored_messages
+
+from . import harness as h
 
 #: What Bedrock (strictest rules: no model named) rejects in each stored history:
 #: (code, message index, ids).

@@ -11,13 +11,15 @@ import tempfile
 from typing import Any
 
 import pytest
-import st_harness as h
 from strands import Agent
 from strands.agent.conversation_manager import SummarizingConversationManager
 from strands.session.file_session_manager import FileSessionManager
 
 import toolpair
+from tests.support.replies import CONVERSE_REPLY, RawBody
 from toolpair.integrations.strands import PairSafeSummarizingConversationManager
+
+from . import harness as h
 
 
 def late_result() -> list[dict[str, Any]]:
@@ -62,9 +64,9 @@ def overflowing_bedrock(capture: h.Capture, refusals: int = 1) -> Any:
                 "x-amzn-ErrorType": "ValidationException",
             }
             data = json.dumps(_TOO_LONG).encode()
-            return AWSResponse(request.url, 400, headers, h._Raw(data))
-        data = json.dumps(h._CONVERSE).encode()
-        return AWSResponse(request.url, 200, {"content-type": "application/json"}, h._Raw(data))
+            return AWSResponse(request.url, 400, headers, RawBody(data))
+        data = json.dumps(CONVERSE_REPLY).encode()
+        return AWSResponse(request.url, 200, {"content-type": "application/json"}, RawBody(data))
 
     session = boto3.Session(
         aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1"

@@ -7,11 +7,12 @@ import copy
 from typing import Any
 
 import pytest
-import st_harness as h
 from strands import Agent, tool
 
 import toolpair
 from toolpair.integrations.strands import ToolpairModel, detect_provider
+
+from . import harness as h
 
 MODEL_IDS = {
     "anthropic": "claude-sonnet-4-5",

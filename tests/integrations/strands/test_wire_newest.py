@@ -18,11 +18,12 @@ pytest.importorskip("mistralai", reason="the strands[mistral] extra is newest-en
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 pytest.importorskip("litellm", reason="the strands[litellm] extra is newest-env only")
 
-import st_harness as h
 from strands import Agent
 
 import toolpair
 from toolpair.integrations.strands import ToolpairModel, detect_provider
+
+from . import harness as h
 
 #: The rules each model class is judged by (LiteLLM's ``openai/`` prefix: OpenAI's).
 PROVIDER = {"gemini": "gemini", "mistral": "mistral", "litellm": "openai"}

@@ -1,8 +1,0 @@
-"""The fake upstream lives beside these tests; the ASGI tests use it too."""
-
-from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
