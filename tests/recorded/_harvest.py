@@ -72,6 +72,8 @@ SOURCES: list[tuple[str, str, list[str]]] = [
     ),
     ("crmne/ruby_llm", "MIT", ["spec/fixtures/vcr_cassettes"]),
     ("tmc/langchaingo", "MIT", ["llms", "agents", "chains"]),
+    ("charmbracelet/fantasy", "Apache-2.0", ["providertests/testdata"]),
+    ("crewAIInc/crewAI", "MIT", ["lib/crewai/tests/cassettes"]),
 ]
 # Older versions of recordings a source has since re-recorded, where the older exchange
 # is evidence the newer is not (DeepSeek's ids before 2025-09, a model since retired):
@@ -396,9 +398,15 @@ def cassette_interactions(
         for n, (req, resp) in enumerate(pairs):
             yield n, req or {}, resp or {}
         return
-    # Python's vcrpy writes ``interactions``; Ruby's VCR ``http_interactions``.
+    # Python's vcrpy writes ``interactions``; Ruby's VCR ``http_interactions``; Go's
+    # go-vcr ``interactions`` too, with ``url`` for ``uri`` and ``code`` beside a
+    # ``status`` line ("200 OK").
     for n, it in enumerate(data.get("interactions") or data.get("http_interactions") or []):
-        yield n, it.get("request") or {}, it.get("response") or {}
+        req, resp = dict(it.get("request") or {}), dict(it.get("response") or {})
+        req.setdefault("uri", req.get("url", ""))
+        if not isinstance(resp.get("status"), dict) and isinstance(resp.get("code"), int):
+            resp["status"] = {"code": resp["code"]}
+        yield n, req, resp
 
 
 def _httprr(text: str) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
