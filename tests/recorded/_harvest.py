@@ -86,6 +86,35 @@ HISTORY: list[tuple[str, str, str, list[str]]] = [
         "08d50f0372c93f7e2019e0df324acf2528365462",
         ["spec/fixtures/vcr_cassettes"],
     ),
+    # 2026-01 and 2026-02: Claude 3 Haiku through Converse answering a toolResult turn
+    # followed by a user text turn (two user turns in a row), re-recorded since.
+    (
+        "crewAIInc/crewAI",
+        "MIT",
+        "bd4d039f636b26063364a2416635d1b18d4c5198",
+        [
+            "lib/crewai/tests/cassettes/agents/TestBedrockNativeToolCalling."
+            "test_bedrock_agent_kickoff_with_tools_mocked.yaml"
+        ],
+    ),
+    (
+        "crewAIInc/crewAI",
+        "MIT",
+        "120f2ef6e782dcc10ccb5de1fde8992e0310c5b3",
+        [
+            "lib/crewai/tests/cassettes/agents/TestNativeToolCallingBehavior."
+            "test_bedrock_mcp_tool_with_optional_fields_no_schema_error.yaml"
+        ],
+    ),
+    (
+        "crewAIInc/crewAI",
+        "MIT",
+        "5b00b5f83782952bf2dfe7865c2fb9332accaec5",
+        [
+            "lib/crewai/tests/cassettes/agents/TestNativeToolCallingBehavior."
+            "test_bedrock_mcp_tool_with_optional_fields_no_schema_error.yaml"
+        ],
+    ),
 ]
 
 TOOL_MARKERS = (
@@ -516,7 +545,9 @@ def harvest(
             status = int((resp.get("status") or {}).get("code", 0))
             if status == 0 or status >= 500 or status == 429:
                 continue
-            name = slug(path, next((f for f in folders if path.startswith(f + "/")), ""), n)
+            # A folder may name a single recording: its name is then taken from its own folder.
+            under = next((f for f in folders if path.startswith(f + "/")), path.rpartition("/")[0])
+            name = slug(path, under, n)
             if ref != "HEAD":
                 name = f"at-{commit[:8]}__{name}"
             case: dict[str, Any] = {
