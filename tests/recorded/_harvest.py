@@ -74,6 +74,8 @@ SOURCES: list[tuple[str, str, list[str]]] = [
     ("tmc/langchaingo", "MIT", ["llms", "agents", "chains"]),
     ("charmbracelet/fantasy", "Apache-2.0", ["providertests/testdata"]),
     ("crewAIInc/crewAI", "MIT", ["lib/crewai/tests/cassettes"]),
+    ("jackmpcollins/magentic", "MIT", ["tests"]),
+    ("activeagents/activeagent", "MIT", ["test/fixtures/vcr_cassettes"]),
 ]
 # Older versions of recordings a source has since re-recorded, where the older exchange
 # is evidence the newer is not (DeepSeek's ids before 2025-09, a model since retired):
