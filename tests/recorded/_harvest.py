@@ -76,6 +76,8 @@ SOURCES: list[tuple[str, str, list[str]]] = [
     ("crewAIInc/crewAI", "MIT", ["lib/crewai/tests/cassettes"]),
     ("jackmpcollins/magentic", "MIT", ["tests"]),
     ("activeagents/activeagent", "MIT", ["test/fixtures/vcr_cassettes"]),
+    ("posit-dev/chatlas", "MIT", ["tests/_vcr"]),
+    ("tidyverse/ellmer", "MIT", ["tests/testthat/_vcr", "vignettes/_vcr", "inst/_vcr"]),
 ]
 # Older versions of recordings a source has since re-recorded, where the older exchange
 # is evidence the newer is not (DeepSeek's ids before 2025-09, a model since retired):
@@ -431,12 +433,14 @@ def cassette_interactions(
         return
     # Python's vcrpy writes ``interactions``; Ruby's VCR ``http_interactions``; Go's
     # go-vcr ``interactions`` too, with ``url`` for ``uri`` and ``code`` beside a
-    # ``status`` line ("200 OK").
+    # ``status`` line ("200 OK"); R's vcr the same keys as vcrpy, the status a number.
     for n, it in enumerate(data.get("interactions") or data.get("http_interactions") or []):
         req, resp = dict(it.get("request") or {}), dict(it.get("response") or {})
         req.setdefault("uri", req.get("url", ""))
         if not isinstance(resp.get("status"), dict) and isinstance(resp.get("code"), int):
             resp["status"] = {"code": resp["code"]}
+        elif isinstance(resp.get("status"), int):  # R's vcr: the status as a number
+            resp["status"] = {"code": resp["status"]}
         yield n, req, resp
 
 
