@@ -86,7 +86,7 @@ ROLES_NOT_ALTERNATING = Rule(
     "observed",
     "microsoft/semantic-kernel#10281; langchain-ai/langchain-aws#130",
     "without a model, and every model but Claude 3.x, which took two user turns in a row "
-    "(recorded, 2026)",
+    "(recorded, 2025-09 to 2026-02)",
     seen=(
         # Claude 3.5 through Converse, the request shown (2024).
         Evidence(
@@ -99,9 +99,19 @@ ROLES_NOT_ALTERNATING = Rule(
             "bedrock",
             "2024-10",
         ),
-        # Claude 3 Haiku through Converse, recorded 200s of a toolResult turn followed by
-        # a user text turn (two user turns in a row, inside a tool loop): a recorded
-        # acceptance outweighs the threads, so for Claude 3.x the rule is withheld.
+        # Recorded 200s of two user turns in a row through Converse: Claude 3.5 Haiku
+        # before a tool loop, Claude 3 Haiku a toolResult turn then a text turn. A
+        # recorded acceptance outweighs the threads: for Claude 3.x the rule is withheld.
+        Evidence(
+            "acceptance",
+            "against",
+            "crmne/ruby_llm@1e3c65e9 spec/fixtures/vcr_cassettes/chat_function_calling_"
+            "bedrock_anthropic_claude-3-5-haiku-20241022-v1_0_*.yml (4 requests)",
+            "claude-3",
+            "bedrock",
+            "2025-09",
+            "anthropic.claude-3-5-haiku-20241022-v1:0",
+        ),
         Evidence(
             "acceptance",
             "against",

@@ -90,6 +90,20 @@ HISTORY: list[tuple[str, str, str, list[str]]] = [
         "08d50f0372c93f7e2019e0df324acf2528365462",
         ["spec/fixtures/vcr_cassettes"],
     ),
+    # 2025-09: Claude 3.5 Haiku through Converse, two user turns in a row before the
+    # tool loop (ruby_llm sent the system prompt as a user turn), re-recorded since.
+    (
+        "crmne/ruby_llm",
+        "MIT",
+        "1e3c65e92f425129ece82183e48e0c1038574226",
+        [
+            "spec/fixtures/vcr_cassettes/chat_function_calling_bedrock_anthropic_claude-3-5-"
+            "haiku-20241022-v1_0_can_handle_multiple_tool_calls_in_a_single_response.yml",
+            "spec/fixtures/vcr_cassettes/chat_function_calling_bedrock_anthropic_claude-3-5-"
+            "haiku-20241022-v1_0_can_use_tools_without_parameters_in_multi-turn_streaming_"
+            "conversations.yml",
+        ],
+    ),
     # 2026-01 and 2026-02: Claude 3 Haiku through Converse answering a toolResult turn
     # followed by a user text turn (two user turns in a row), re-recorded since.
     (
