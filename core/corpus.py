@@ -776,7 +776,7 @@ def figures(vs: Sequence[Verdict]) -> Figures:
         refused=sum(not v.accepted for v in vs),
         decidable=len(dec),
         agree=sum(v.agrees for v in dec),
-        changed_accepted=sum(v.changed for v in vs if v.accepted),
+        changed_accepted=sum(v.changed for v in dec if v.accepted),
         located=sum(v.located for v in refused),
         refused_decidable=len(refused),
         unrepaired_refused=sum(not v.repaired_valid for v in refused),
