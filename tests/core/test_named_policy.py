@@ -171,6 +171,29 @@ def test_claude_3_through_converse_takes_two_user_turns_in_a_row() -> None:
         assert codes == ["bedrock.roles_not_alternating"], model
 
 
+def test_gemini_3_on_the_gemini_api_takes_one_steps_calls_in_two_model_turns() -> None:
+    # pydantic-ai's recorded 200s (2026-08): two call turns in a row, one response turn.
+    skip = "skip_thought_signature_validator"
+    h = [
+        GU(g_txt("q")),
+        GM(g_call("load", id="a1", sig="c2ln")),
+        GM(g_call("search", id="a2", sig=skip)),
+        GU(g_res("load", id="a1"), g_res("search", id="a2")),
+    ]
+    model = "gemini-3-flash-preview"
+    assert toolpair.validate(h, "gemini", model=model) == []
+    assert toolpair.repair(h, "gemini", model=model).fixes == []
+    # A response still missing is still found, at the response turn.
+    short = [*h[:3], GU(g_res("load", id="a1"))]
+    assert [v.code for v in toolpair.validate(short, "gemini", model=model)] == [
+        "gemini.response_count"
+    ]
+    # Vertex, and the Gemini API without a model, keep the strict reading.
+    for provider, m in (("vertex", model), ("gemini", None)):
+        codes = {v.code for v in toolpair.validate(h, provider, model=m)}
+        assert "gemini.missing_response" in codes or "vertex.missing_response" in codes, m
+
+
 def test_repair_for_another_reason_leaves_what_only_a_withheld_rule_flags() -> None:
     # Hosted Mistral: an id to rewrite, and a user message after the tool messages that
     # only mistral-common refuses. The named model gets no bridge; the strict set does.

@@ -59,6 +59,24 @@ SOURCES: list[tuple[str, str, list[str]]] = [
             "tests/models/cassettes/test_tool_choice_matrix",
             "tests/models/cassettes/test_multimodal_tool_returns",
             "tests/models/anthropic/cassettes/test_unpaired_native_tool_calls",
+            # December 2026, third pass: the suite's other tool exchanges.
+            "tests/cassettes/test_tool_search",
+            "tests/cassettes/test_tool_availability_portability",
+            "tests/cassettes/test_thinking_wire_contract",
+            "tests/cassettes/test_thinking_native_tools",
+            "tests/cassettes/test_cache_prefix_stability",
+            "tests/cassettes/test_ref_sibling_wire_contract",
+            "tests/cassettes/test_temporal",
+            "tests/cassettes/test_dbos",
+            "tests/cassettes/test_prefect",
+            "tests/models/anthropic/cassettes/test_output",
+            "tests/models/bedrock/cassettes/test_native_output",
+            "tests/models/bedrock/cassettes/test_strict_tool_calls",
+            "tests/models/google/cassettes/test_structured_output",
+            "tests/models/google/cassettes/test_output",
+            "tests/models/google/cassettes/test_code_execution",
+            "tests/models/cassettes/test_openai_tool_availability_delta",
+            "tests/models/cassettes/test_openai_prompt_cache",
         ],
     ),
     ("simonw/llm-gemini", "Apache-2.0", ["tests/cassettes"]),
@@ -155,6 +173,23 @@ HISTORY: list[tuple[str, str, str, list[str]]] = [
         ],
     ),
 ]
+
+# Recordings read and deliberately left out of the corpus for now, each with why: toolpair
+# disagrees with them and the fix is a check change not yet made (tests/recorded/README.md,
+# "Found and not yet in the corpus"). The harvest names each one it leaves out.
+PENDING: dict[str, str] = {
+    **{
+        "anthropic/test_cross_provider_capability_replay_google-gemini-3-flash-preview-"
+        f"anthropic-claude-sonnet-4-5__{n}.json": "claude-sonnet-4-5 took one tool_use id in "
+        "two assistant turns, each answered at once; A4 reports it (its threads to be read "
+        "for which duplication they show)"
+        for n in (3, 4)
+    },
+    "openai-responses/test_tool_availability_portability_matrix_R5-T3-native-search__0.json": (
+        "gpt-5.6 took a client tool_search_call answered by a function_call_output of its "
+        "call_id; the Responses profile does not pair tool_search_call yet"
+    ),
+}
 
 TOOL_MARKERS = (
     '"tool_use"',
@@ -618,6 +653,9 @@ def harvest(
                 "status": status,
             }
             key = f"{provider}/{name}.json"
+            if key in PENDING:
+                print(f"  left out {key}: {PENDING[key]}")
+                continue
             if status >= 400:
                 case["error"] = response_error(resp)
                 if key in expect:
