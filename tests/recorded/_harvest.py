@@ -635,6 +635,8 @@ def harvest(
             # A folder may name a single recording: its name is then taken from its own folder.
             under = next((f for f in folders if path.startswith(f + "/")), path.rpartition("/")[0])
             name = slug(path, under, n)
+            if f"{provider}/{name}.json" in written:  # one test name in two folders
+                name = f"{Path(under).name}__{name}"
             if ref != "HEAD":
                 name = f"at-{commit[:8]}__{name}"
             case: dict[str, Any] = {
