@@ -69,7 +69,6 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     # matched by position: per block, this pass does little more than a bare loop would.
     ids: list[str] = []
     seen: set[str] = set()  # the ids of the batches already checked
-    total = 0  # how many ids those batches held
     add = ids.append
     start = 0  # where the current assistant turn's calls begin in ``ids``
     calling = False  # the current assistant turn has made a call
@@ -92,7 +91,6 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                         if not anthropic_ids_ok(ids):
                             return None
                         seen.update(ids)
-                        total += start
                         ids.clear()
                         start = due = end = 0
                     role_prev = role
@@ -125,6 +123,9 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
             if role_prev != "user":
                 if calling:
                     due, end = start, len(ids)
+                    # A4: ids differ inside a turn; a later turn may reuse one.
+                    if end - start > 1 and len(set(ids[start:end])) != end - start:
+                        return None
                     calling = False
                 role_prev = role
             if type(content) is str:
@@ -165,10 +166,9 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     if not anthropic_ids_ok(ids):
         return None
     seen.update(ids)
-    if len(seen) != total + len(ids):
-        return None  # a repeated id
     if frag is not None:
-        # Ids are unique conversation-wide; ``frag.seen`` is shared by every fragment.
+        # ``frag.seen`` is shared by every fragment: an id a later fragment reuses sends
+        # that fragment to the full rules, which allow it in another turn (A4).
         if not frag.accept(seen, thought):
             return None
         if not frag.last:

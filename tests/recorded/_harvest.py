@@ -175,21 +175,10 @@ HISTORY: list[tuple[str, str, str, list[str]]] = [
 ]
 
 # Recordings read and deliberately left out of the corpus for now, each with why: toolpair
-# disagrees with them and the fix is a check change not yet made (tests/recorded/README.md,
-# "Found and not yet in the corpus"). The harvest names each one it leaves out.
-PENDING: dict[str, str] = {
-    **{
-        "anthropic/test_cross_provider_capability_replay_google-gemini-3-flash-preview-"
-        f"anthropic-claude-sonnet-4-5__{n}.json": "claude-sonnet-4-5 took one tool_use id in "
-        "two assistant turns, each answered at once; A4 reports it (its threads to be read "
-        "for which duplication they show)"
-        for n in (3, 4)
-    },
-    "openai-responses/test_tool_availability_portability_matrix_R5-T3-native-search__0.json": (
-        "gpt-5.6 took a client tool_search_call answered by a function_call_output of its "
-        "call_id; the Responses profile does not pair tool_search_call yet"
-    ),
-}
+# disagrees with them and the fix is a check change not yet made. The harvest names each
+# one it leaves out. Empty: the last three went in with their check changes
+# (tests/recorded/README.md, "Three recordings that changed a check").
+PENDING: dict[str, str] = {}
 
 TOOL_MARKERS = (
     '"tool_use"',
@@ -220,6 +209,7 @@ KEEP = {
     "toolUseId",
     "name",
     "status",
+    "execution",
     "signature",
     "thoughtSignature",
     "thought_signature",
