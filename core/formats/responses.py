@@ -44,6 +44,8 @@ _CLIENT_OUTPUT_TYPES = {v: k for k, v in CLIENT_CALL_TYPES.items()}
 
 def _client(item: Mapping[str, Any]) -> bool:
     return item.get("execution") == "client" and isinstance(item.get("call_id"), str)
+
+
 #: The key an output names its call by: ``local_shell_call_output`` carries the call's
 #: ``call_id`` as its ``id``.
 _OUTPUT_KEY = {"local_shell_call_output": "id"}

@@ -21,14 +21,14 @@ MISSING_OUTPUT = Rule(
     "every call item: function_call, custom_tool_call, and (openai-python 3.57 types) "
     "Codex's local_shell_call, shell_call, apply_patch_call and PTC's program, each "
     "answered by its own output type (the wording seen is the function call's); a "
-    "tool_search_call with `execution: \"client\"` (hosted tool search needs nothing)",
+    'tool_search_call with `execution: "client"` (hosted tool search needs nothing)',
     seen=(
         Evidence(
             "docs",
             "for",
             "https://developers.openai.com/api/docs/guides/tools-tool-search (client-executed "
             "tool search: the application answers a tool_search_call with a "
-            "tool_search_output of its call_id, `execution: \"client\"`, the tools loaded)",
+            'tool_search_output of its call_id, `execution: "client"`, the tools loaded)',
         ),
     ),
     path="input",
