@@ -75,6 +75,7 @@ KEEP = frozenset(
         "caller_id",
         "name",
         "status",
+        "execution",
         "model",
         "modelId",
         "mimeType",
