@@ -61,6 +61,26 @@ _BATCH = 240
 _CLOSED = sys.maxsize
 
 
+def _anthropic_turn_ids_unique(msgs: Sequence[Any]) -> bool:
+    """No tool_use id twice inside one assistant turn (consecutive assistant messages are
+    one). Only run once an id repeats somewhere: the bulk check above is cheaper."""
+    turn: set[str] = set()
+    prev = None
+    for m in msgs:
+        role = m["role"]
+        if role != prev:
+            turn = set()
+            prev = role
+        if role != "assistant" or type(m["content"]) is str:
+            continue
+        for b in m["content"]:
+            if b["type"] == "tool_use":
+                if b["id"] in turn:
+                    return False
+                turn.add(b["id"])
+    return True
+
+
 def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     if ctx.thinking or ctx.tools is not None:
         return None
@@ -69,6 +89,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     # matched by position: per block, this pass does little more than a bare loop would.
     ids: list[str] = []
     seen: set[str] = set()  # the ids of the batches already checked
+    total = 0  # how many ids those batches held
     add = ids.append
     start = 0  # where the current assistant turn's calls begin in ``ids``
     calling = False  # the current assistant turn has made a call
@@ -91,6 +112,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                         if not anthropic_ids_ok(ids):
                             return None
                         seen.update(ids)
+                        total += start
                         ids.clear()
                         start = due = end = 0
                     role_prev = role
@@ -123,9 +145,6 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
             if role_prev != "user":
                 if calling:
                     due, end = start, len(ids)
-                    # A4: ids differ inside a turn; a later turn may reuse one.
-                    if end - start > 1 and len(set(ids[start:end])) != end - start:
-                        return None
                     calling = False
                 role_prev = role
             if type(content) is str:
@@ -166,6 +185,8 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     if not anthropic_ids_ok(ids):
         return None
     seen.update(ids)
+    if len(seen) != total + len(ids) and not _anthropic_turn_ids_unique(msgs):
+        return None  # A4: an id repeated inside a turn (a later turn may reuse one)
     if frag is not None:
         # ``frag.seen`` is shared by every fragment: an id a later fragment reuses sends
         # that fragment to the full rules, which allow it in another turn (A4).
