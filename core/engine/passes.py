@@ -200,10 +200,13 @@ def _rewrite_ids(st: _State) -> None:
         return
     taken: set[str] | None = None  # built on the first rename: most repairs have none
     seen: set[str] = set()
+    turn = -1
     for c in st.calls:
         old = c.block.id
         if old is None:
             continue
+        if profile.ids_unique_per_turn and c.seg != turn:
+            turn, seen = c.seg, set()
         if profile.valid_id(old) and old not in seen:
             seen.add(old)
             continue

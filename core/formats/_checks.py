@@ -61,6 +61,26 @@ _BATCH = 240
 _CLOSED = sys.maxsize
 
 
+def _anthropic_turn_ids_unique(msgs: Sequence[Any]) -> bool:
+    """No tool_use id twice inside one assistant turn (consecutive assistant messages are
+    one). Only run once an id repeats somewhere: the bulk check above is cheaper."""
+    turn: set[str] = set()
+    prev = None
+    for m in msgs:
+        role = m["role"]
+        if role != prev:
+            turn = set()
+            prev = role
+        if role != "assistant" or type(m["content"]) is str:
+            continue
+        for b in m["content"]:
+            if b["type"] == "tool_use":
+                if b["id"] in turn:
+                    return False
+                turn.add(b["id"])
+    return True
+
+
 def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     if ctx.thinking or ctx.tools is not None:
         return None
@@ -165,10 +185,11 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
     if not anthropic_ids_ok(ids):
         return None
     seen.update(ids)
-    if len(seen) != total + len(ids):
-        return None  # a repeated id
+    if len(seen) != total + len(ids) and not _anthropic_turn_ids_unique(msgs):
+        return None  # A4: an id repeated inside a turn (a later turn may reuse one)
     if frag is not None:
-        # Ids are unique conversation-wide; ``frag.seen`` is shared by every fragment.
+        # ``frag.seen`` is shared by every fragment: an id a later fragment reuses sends
+        # that fragment to the full rules, which allow it in another turn (A4).
         if not frag.accept(seen, thought):
             return None
         if not frag.last:

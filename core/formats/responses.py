@@ -34,9 +34,23 @@ CALL_TYPES = {
     "program": "program_output",
 }
 OUTPUT_TYPES = {v: k for k, v in CALL_TYPES.items()}
+#: Call item types that are the client's only with ``execution: "client"``: tool search
+#: run by the application is answered by a ``tool_search_output`` of its ``call_id``
+#: (the guide's client-executed mode; a ``function_call_output`` was taken too, a
+#: recorded 200 on gpt-5.6). Hosted (``server``, the default) needs nothing sent back.
+CLIENT_CALL_TYPES = {"tool_search_call": "tool_search_output"}
+_CLIENT_OUTPUT_TYPES = {v: k for k, v in CLIENT_CALL_TYPES.items()}
+
+
+def _client(item: Mapping[str, Any]) -> bool:
+    return item.get("execution") == "client" and isinstance(item.get("call_id"), str)
+
+
 #: The key an output names its call by: ``local_shell_call_output`` carries the call's
 #: ``call_id`` as its ``id``.
 _OUTPUT_KEY = {"local_shell_call_output": "id"}
+#: Where an output keeps what it answers with, where that is not ``output``.
+_CONTENT_KEY = {"program_output": "result", "tool_search_output": "tools"}
 #: Developer-role items that are not messages (new tools announced mid-conversation).
 _DEVELOPER_ITEMS = frozenset({"additional_tools"})
 _MESSAGE_ROLES: dict[str, Role] = {
@@ -144,7 +158,7 @@ class ResponsesCodec(WireCodec):
             item = require_mapping(raw, i, "input item")
             t = item.get("type")
             item_id = item.get("id") if isinstance(item.get("id"), str) else None
-            if t in CALL_TYPES:
+            if t in CALL_TYPES or (t in CLIENT_CALL_TYPES and _client(item)):
                 block = Block(
                     "call",
                     raw,
@@ -154,7 +168,7 @@ class ResponsesCodec(WireCodec):
                     sub=t,
                 )
                 out.append(Message("assistant", [block], raw, i))
-            elif t in OUTPUT_TYPES:
+            elif t in OUTPUT_TYPES or (t in _CLIENT_OUTPUT_TYPES and _client(item)):
                 key = _OUTPUT_KEY.get(t, "call_id")
                 rid = optional_id(item.get(key), i, f"{t}.{key}")
                 block = Block(
@@ -162,9 +176,7 @@ class ResponsesCodec(WireCodec):
                     raw,
                     id=rid,
                     missing_id=rid is None,
-                    empty=content_is_empty(
-                        item.get("result" if t == "program_output" else "output")
-                    ),
+                    empty=content_is_empty(item.get(_CONTENT_KEY.get(t, "output"))),
                     item_id=None if key == "id" else item_id,
                     sub=t,
                 )
@@ -198,9 +210,14 @@ class ResponsesCodec(WireCodec):
         return blocks[0].native
 
     def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
-        out_type = CALL_TYPES.get(call.sub or "function_call", "function_call_output")
+        sub = call.sub or "function_call"
+        out_type = CALL_TYPES.get(sub) or CLIENT_CALL_TYPES.get(sub, "function_call_output")
         native: dict[str, Any] = {"type": out_type, _OUTPUT_KEY.get(out_type, "call_id"): call.id}
-        if out_type == "shell_call_output":
+        if out_type == "tool_search_output":
+            # The documented answer: the tools the search loaded (none), as the client's.
+            native["execution"] = "client"
+            native["tools"] = []
+        elif out_type == "shell_call_output":
             outcome = {"type": "exit", "exit_code": 1 if is_error else 0}
             native["output"] = [{"stdout": "", "stderr": text, "outcome": outcome}]
         elif out_type == "apply_patch_call_output":
@@ -247,13 +264,15 @@ class ResponsesCodec(WireCodec):
 
     def content_of(self, block: Block) -> Any:
         """A result's content as the format stores it."""
-        return block.native.get("result" if block.sub == "program_output" else "output")
+        return block.native.get(_CONTENT_KEY.get(block.sub or "", "output"))
 
     def with_content(self, block: Block, text: str) -> Block:
         """A copy of an output item whose output is the plain text ``text`` (a shell
         output's one chunk of stdout, a program output's result)."""
         value: Any = text
         key = "output"
+        if block.sub == "tool_search_output":
+            return block  # its tools are definitions the model goes on calling, not text
         if block.sub == "shell_call_output":
             value = [{"stdout": text, "stderr": "", "outcome": {"type": "exit", "exit_code": 0}}]
         elif block.sub == "program_output":

@@ -52,6 +52,9 @@ class Profile:
     fc_needs_reasoning: ClassVar[bool] = False
     #: Whether calls and results may carry an id at all on the wire (Vertex v1: no).
     ids_allowed: ClassVar[bool] = True
+    #: Call ids need differ only within one assistant turn, so a later turn may reuse
+    #: one (Anthropic A4); elsewhere repair keeps them unique over the conversation.
+    ids_unique_per_turn: ClassVar[bool] = False
     #: Whether the no-op checker of the API's strict profile may clear a history for
     #: this profile: true wherever this profile's rules are a subset of those.
     fast_path: ClassVar[bool] = True

@@ -78,12 +78,43 @@ UNEXPECTED_RESULT = Rule(
     path="messages.{i}.content.{j}",
 )
 
+# Every quoted refusal names a block of the first assistant message
+# (`messages.1.content.1`, also `.3`, `.4`): the repeat was inside one turn. The one
+# recorded body with an id in two turns, each answered at once, was accepted.
 DUPLICATE_TOOL_USE_ID = Rule(
     "anthropic.duplicate_tool_use_id",
     "A4",
     "messages.{i}.content.{j}: `tool_use` ids must be unique",
     "observed",
-    "trycua/cua#524; anthropics/claude-code#20901",
+    "trycua/cua#524; anthropics/claude-code#20901, #21071, #21083, #20573, #21317",
+    "an id repeated inside one assistant turn (consecutive assistant messages are one "
+    "turn); an id reused by a later turn, each answered in the turn after its own, is "
+    "not reported",
+    seen=(
+        Evidence(
+            "thread",
+            "for",
+            "anthropics/claude-code#21071, #21083, #20573, #21317 (Claude Code 2.1.19-2.1.20 "
+            "sent one tool_use twice in a message: `messages.1.content.1`, `.3`, the first "
+            "assistant message, so the repeat is inside it)",
+            "",
+            "anthropic",
+            "2026-01",
+        ),
+        Evidence(
+            "acceptance",
+            "against",
+            "pydantic/pydantic-ai@4fda3898 tests/cassettes/test_tool_search/test_cross_"
+            "provider_capability_replay[google-gemini-3-flash-preview-anthropic-claude-"
+            "sonnet-4-5].yaml, interactions 3 and 4 (one tool_use id in two assistant "
+            "turns, each answered in the next turn)",
+            "claude-4",
+            "anthropic",
+            "2026-08",
+            "claude-sonnet-4-5",
+            part=True,
+        ),
+    ),
     path="messages.{i}.content.{j}",
 )
 
@@ -450,6 +481,7 @@ def _server_error(call: Any, policy: Policy) -> dict[str, Any] | None:
 
 class Anthropic(Profile):
     name = "anthropic"
+    ids_unique_per_turn = True
     #: Whitespace-only text beside a tool use in its message is accepted (a recorded
     #: 200 on claude-haiku-4-5); threads report the 400 without the request, so only the
     #: strict set (no model) holds it.
@@ -507,12 +539,11 @@ class Anthropic(Profile):
         ts = turns(messages, "all", ctx.shape)
         out: list[Violation] = []
         add = out.append
-        seen_calls: set[str] = set()
         seen_servers: set[str] = set()
         toolsets: dict[str, str] = {}
         for k, t in enumerate(ts):
             if t.role == "assistant":
-                self._assistant(ts, k, t, seen_calls, seen_servers, toolsets, add)
+                self._assistant(ts, k, t, seen_servers, toolsets, add)
             else:
                 self._user(ts, k, t, toolsets, add)
             _blank_text(t, ctx, add, self.blank_beside_calls)
@@ -577,7 +608,6 @@ class Anthropic(Profile):
         ts: Sequence[Turn],
         k: int,
         t: Turn,
-        seen_calls: set[str],
         seen_servers: set[str],
         toolsets: dict[str, str],
         emit: Callable[[Violation], None],
@@ -585,6 +615,7 @@ class Anthropic(Profile):
         calls: list[Item] = []
         after_call: list[Item] = []
         pending: dict[str, Item] = {}
+        seen_calls: set[str] = set()  # A4: ids must differ within the turn
         for it in t.items:
             b = it.block
             if b.kind == "call":

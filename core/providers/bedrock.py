@@ -85,9 +85,10 @@ ROLES_NOT_ALTERNATING = Rule(
     "conversation alternates between user and assistant roles and try again.",
     "observed",
     "microsoft/semantic-kernel#10281; langchain-ai/langchain-aws#130",
+    "without a model, and every model but Claude 3.x, which took two user turns in a row "
+    "(recorded, 2025-09 to 2026-02)",
     seen=(
-        # Claude 3.5 through Converse, the request shown: no recording of a 200 for
-        # consecutive turns of one role was found to stand against them.
+        # Claude 3.5 through Converse, the request shown (2024).
         Evidence(
             "thread",
             "for",
@@ -97,6 +98,41 @@ ROLES_NOT_ALTERNATING = Rule(
             "claude-3",
             "bedrock",
             "2024-10",
+        ),
+        # Recorded 200s of two user turns in a row through Converse: Claude 3.5 Haiku
+        # before a tool loop, Claude 3 Haiku a toolResult turn then a text turn. A
+        # recorded acceptance outweighs the threads: for Claude 3.x the rule is withheld.
+        Evidence(
+            "acceptance",
+            "against",
+            "crmne/ruby_llm@1e3c65e9 spec/fixtures/vcr_cassettes/chat_function_calling_"
+            "bedrock_anthropic_claude-3-5-haiku-20241022-v1_0_*.yml (4 requests)",
+            "claude-3",
+            "bedrock",
+            "2025-09",
+            "anthropic.claude-3-5-haiku-20241022-v1:0",
+        ),
+        Evidence(
+            "acceptance",
+            "against",
+            "crewAIInc/crewAI@bd4d039f lib/crewai/tests/cassettes/agents/"
+            "TestBedrockNativeToolCalling.test_bedrock_agent_kickoff_with_tools_mocked.yaml "
+            "(5 requests, up to 5 such pairs each)",
+            "claude-3",
+            "bedrock",
+            "2026-01",
+            "anthropic.claude-3-haiku-20240307-v1:0",
+        ),
+        Evidence(
+            "acceptance",
+            "against",
+            "crewAIInc/crewAI@120f2ef6, @5b00b5f8 lib/crewai/tests/cassettes/agents/"
+            "TestNativeToolCallingBehavior.test_bedrock_mcp_tool_with_optional_fields_no_"
+            "schema_error.yaml (two recordings)",
+            "claude-3",
+            "bedrock",
+            "2026-02",
+            "anthropic.claude-3-haiku-20240307-v1:0",
         ),
     ),
     path="messages.{index}",

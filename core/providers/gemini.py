@@ -13,12 +13,30 @@ from toolpair.providers._base import Context, Profile
 from toolpair.providers._rule import Evidence, Rule, profile_has, profile_named
 from toolpair.providers.anthropic import current_loop
 
+#: pydantic-ai's recorded 200s of Gemini 3 Flash on the Gemini API: one step's calls in
+#: two consecutive model turns (the second a synthetic `search_tools` call with the skip
+#: signature), answered by one user turn holding both responses, matched by id.
+_SPLIT_CALLS = Evidence(
+    "acceptance",
+    "against",
+    "pydantic/pydantic-ai@4fda3898 tests/cassettes/test_tool_search/test_cross_provider_"
+    "capability_replay[*gemini-3-flash-preview*].yaml (4 requests)",
+    "gemini-3",
+    "gemini",
+    "2026-08",
+    "gemini-3-flash-preview",
+    part=True,
+)
+
 MISSING_RESPONSE = Rule(
     "gemini.missing_response",
     "G1",
     "Please ensure that function response turn comes immediately after a function call turn.",
     "observed",
     "langchain-ai/langchain#27799; GoogleCloudPlatform/generative-ai#368",
+    "every model; Gemini 3 on the Gemini API takes one step's calls split across "
+    "consecutive model turns, answered together by the next user turn",
+    seen=(_SPLIT_CALLS,),
     path="contents[{index}]",
 )
 
@@ -50,6 +68,9 @@ CALL_TURN_POSITION = Rule(
     "function response turn.",
     "observed",
     "google-gemini/gemini-cli#11814, #26486",
+    "every model; Gemini 3 on the Gemini API takes a call turn right after another call "
+    "turn of the same step (both answered by the next user turn)",
+    seen=(_SPLIT_CALLS,),
     path="contents[{index}]",
 )
 
@@ -166,6 +187,9 @@ class Gemini(Profile):
     #: Gemini 2.5 on the Gemini API took the responses to one call turn split across
     #: consecutive user turns (the strict set holds them to one turn, G2).
     split_responses: ClassVar[bool] = False
+    #: Gemini 3 on the Gemini API took one step's calls split across consecutive model
+    #: turns, answered together by the next user turn (G1, G3's evidence against).
+    split_calls: ClassVar[bool] = False
     first_not_call = True
     drop_empty = True
     # Consecutive turns of one role are rejected in practice (docs/rules.md): merging
@@ -194,13 +218,23 @@ class Gemini(Profile):
             if calls:
                 if prev is None or prev.role == "assistant":
                     add(CALL_TURN_POSITION.violation(t.first))
-                nxt = ts[k + 1] if k + 1 < len(ts) else None
+                at = k + 1
+                while (
+                    self.split_calls
+                    and at < len(ts)
+                    and ts[at].role == "assistant"
+                    and all(it.block.kind == "call" for it in ts[at].items)
+                ):
+                    calls += ts[at].items
+                    absorbed.add(at)
+                    at += 1
+                nxt = ts[at] if at < len(ts) else None
                 ids = tuple(pid(it.block) for it in calls)
                 if nxt is None:
                     add(ENDS_WITH_CALL.violation(t.first, ids))
                 else:
                     got = [it for it in nxt.items if it.block.kind == "result"]
-                    j = k + 2
+                    j = at + 1
                     while (
                         self.split_responses
                         and got
@@ -356,6 +390,8 @@ def _specialised(base: type[Gemini], family: str) -> Profile:
     # The no-op checker does not read signatures: these families take the full path.
     if family == "gemini-3":
         attrs = {"signatures_required": True, "fast_path": False}
+        # Recorded on the Gemini API only: Vertex keeps the strict reading.
+        attrs["split_calls"] = base.name == "gemini"
         cls: type[Gemini] = type(base.__name__ + "3", (base,), attrs)
     elif family == "gemini-2.5":
         cls = type(base.__name__ + "25", (base,), {"split_responses": True})

@@ -20,7 +20,17 @@ MISSING_OUTPUT = Rule(
     "openai/openai-agents-python#673, #1061",
     "every call item: function_call, custom_tool_call, and (openai-python 3.57 types) "
     "Codex's local_shell_call, shell_call, apply_patch_call and PTC's program, each "
-    "answered by its own output type (the wording seen is the function call's)",
+    "answered by its own output type (the wording seen is the function call's); a "
+    'tool_search_call with `execution: "client"` (hosted tool search needs nothing)',
+    seen=(
+        Evidence(
+            "docs",
+            "for",
+            "https://developers.openai.com/api/docs/guides/tools-tool-search (client-executed "
+            "tool search: the application answers a tool_search_call with a "
+            'tool_search_output of its call_id, `execution: "client"`, the tools loaded)',
+        ),
+    ),
     path="input",
 )
 
@@ -30,7 +40,23 @@ ORPHAN_OUTPUT = Rule(
     "No tool call found for function call output with call_id {id}.",
     "observed",
     "pydantic/pydantic-ai#4887; agno-agi/agno#9372",
-    "without previous_response_id",
+    "without previous_response_id; an output answering a client tool_search_call (of "
+    "either output type) is paired, not an orphan",
+    seen=(
+        Evidence(
+            "acceptance",
+            "against",
+            "pydantic/pydantic-ai@4fda3898 tests/cassettes/test_tool_availability_"
+            "portability/test_tool_availability_portability_matrix[R5-T3-native-search]"
+            ".yaml, interaction 0 (a client tool_search_call answered by a "
+            "function_call_output of its call_id)",
+            "gpt-5",
+            "openai",
+            "2026-08",
+            "gpt-5.6",
+            part=True,
+        ),
+    ),
     path="input",
 )
 

@@ -395,11 +395,18 @@ def simple_problems(history: list[Any], fmt: str, provider: str) -> list[str]:
     problems = []
     if sorted(calls) != sorted(results):
         problems.append(f"calls {sorted(calls)} != results {sorted(results)}")
-    if (
-        len(set(calls)) != len(calls)
-        and fmt != "gemini"
-        and provider in ("anthropic", "bedrock", "portable")
-    ):
+    if provider == "anthropic" and fmt != "gemini":
+        # A4: ids differ inside an assistant turn; a later turn may reuse one.
+        turn: list[str] = []
+        for n, (role, items) in enumerate(sk):
+            if n == 0 or role != sk[n - 1][0]:
+                turn = []
+            if role == "assistant":
+                turn += [k for kind, k in items if kind == "call"]
+                if len(set(turn)) != len(turn):
+                    problems.append("repeated call id")
+                    break
+    elif len(set(calls)) != len(calls) and fmt != "gemini" and provider in ("bedrock", "portable"):
         problems.append("repeated call id")
     if provider == "openai-responses":
         seen: set[str] = set()

@@ -160,6 +160,41 @@ def test_a_hosted_mistral_model_takes_a_user_message_after_a_tool_message() -> N
     assert [v.code for v in toolpair.validate(h, "mistral")] == ["mistral.unexpected_role"]
 
 
+def test_claude_3_through_converse_takes_two_user_turns_in_a_row() -> None:
+    # crewAI's recorded 200s (2026-01, 2026-02): a toolResult turn, then a user text turn.
+    haiku = "anthropic.claude-3-haiku-20240307-v1:0"
+    h = [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1")), BU(b_txt("go on"))]
+    assert toolpair.validate(h, "bedrock", model=haiku) == []
+    assert toolpair.repair(h, "bedrock", model=haiku).fixes == []
+    # No recording speaks for Claude 4, nor for a body with no model: the rule holds.
+    for model in ("us.anthropic.claude-sonnet-4-5-20250929-v1:0", None):
+        codes = [v.code for v in toolpair.validate(h, "bedrock", model=model)]
+        assert codes == ["bedrock.roles_not_alternating"], model
+
+
+def test_gemini_3_on_the_gemini_api_takes_one_steps_calls_in_two_model_turns() -> None:
+    # pydantic-ai's recorded 200s (2026-08): two call turns in a row, one response turn.
+    skip = "skip_thought_signature_validator"
+    h = [
+        GU(g_txt("q")),
+        GM(g_call("load", id="a1", sig="c2ln")),
+        GM(g_call("search", id="a2", sig=skip)),
+        GU(g_res("load", id="a1"), g_res("search", id="a2")),
+    ]
+    model = "gemini-3-flash-preview"
+    assert toolpair.validate(h, "gemini", model=model) == []
+    assert toolpair.repair(h, "gemini", model=model).fixes == []
+    # A response still missing is still found, at the response turn.
+    short = [*h[:3], GU(g_res("load", id="a1"))]
+    assert [v.code for v in toolpair.validate(short, "gemini", model=model)] == [
+        "gemini.response_count"
+    ]
+    # Vertex, and the Gemini API without a model, keep the strict reading.
+    for provider, m in (("vertex", model), ("gemini", None)):
+        codes = {v.code for v in toolpair.validate(h, provider, model=m)}
+        assert "gemini.missing_response" in codes or "vertex.missing_response" in codes, m
+
+
 def test_repair_for_another_reason_leaves_what_only_a_withheld_rule_flags() -> None:
     # Hosted Mistral: an id to rewrite, and a user message after the tool messages that
     # only mistral-common refuses. The named model gets no bridge; the strict set does.

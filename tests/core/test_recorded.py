@@ -66,7 +66,7 @@ def test_validate_agrees_with_the_recorded_answers() -> None:
 
 
 def test_repair_leaves_every_accepted_body_untouched() -> None:
-    changed = [(v.name, v.fixes) for v in verdicts() if v.accepted and v.changed]
+    changed = [(v.name, v.fixes) for v in verdicts() if v.decidable and v.accepted and v.changed]
     assert not changed, f"{len(changed)} accepted bodies changed; first: {changed[:5]}"
 
 

@@ -399,14 +399,27 @@ def test_duplicate_tool_messages_openai() -> None:
 
 # 8. Ids ------------------------------------------------------------------------------
 def test_duplicate_call_ids_rewritten_on_both_halves() -> None:
-    h = [U("q"), A(tu("call_0")), U(tr("call_0", "a")), A(tu("call_0")), U(tr("call_0", "b"))]
-    r = fixed(h, "anthropic")
-    new = r.messages[3]["content"][0]["id"]
-    assert new != "call_0" and new.startswith("call_0_")
-    assert r.messages[4]["content"][0]["tool_use_id"] == new
-    assert r.messages[4]["content"][0]["content"] == "b"
-    assert r.id_map == {new: "call_0"}
+    # Bedrock wants toolUseIds unique over the conversation.
+    h = [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1")), BA(b_use("t1")), BU(b_res("t1", "b"))]
+    r = fixed(h, "bedrock")
+    new = r.messages[3]["content"][0]["toolUse"]["toolUseId"]
+    assert new != "t1" and new.startswith("t1_")
+    assert r.messages[4]["content"][0]["toolResult"]["toolUseId"] == new
+    assert r.messages[4]["content"][0]["toolResult"]["content"] == [{"text": "b"}]
+    assert r.id_map == {new: "t1"}
     assert r.messages[1] is h[1] and r.messages[2] is h[2]
+
+
+def test_anthropic_rewrites_a_call_id_repeated_inside_its_turn_only() -> None:
+    # A4 is about one turn: a later turn reusing the id is left as it is.
+    later = [U("q"), A(tu("call_0")), U(tr("call_0", "a")), A(tu("call_0")), U(tr("call_0", "b"))]
+    assert toolpair.repair(later, "anthropic").fixes == []
+    h = [U("q"), A(tu("call_0"), tu("call_0")), U(tr("call_0", "a"), tr("call_0", "b"))]
+    r = fixed(h, "anthropic")
+    ids = [b["id"] for b in r.messages[1]["content"]]
+    assert len(set(ids)) == 2 and "call_0" in ids
+    assert sorted(b["tool_use_id"] for b in r.messages[2]["content"]) == sorted(ids)
+    assert list(r.id_map.values()) == ["call_0"]
 
 
 def test_anthropic_id_pattern() -> None:

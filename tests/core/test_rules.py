@@ -82,6 +82,20 @@ def SY(text: str) -> dict[str, Any]:
 
 # Responses call families of 2026 (openai-python 3.57's input item types).
 SHELL = {"type": "shell_call", "call_id": "call_sh", "action": {"commands": ["ls"]}}
+#: A tool search the application runs (``execution: "client"``), and its documented answer.
+SEARCH = {
+    "type": "tool_search_call",
+    "call_id": "search_1",
+    "execution": "client",
+    "arguments": {"queries": ["rate"]},
+    "status": "completed",
+}
+SEARCH_OUT = {
+    "type": "tool_search_output",
+    "call_id": "search_1",
+    "execution": "client",
+    "tools": [{"type": "function", "name": "rate", "parameters": {"type": "object"}}],
+}
 SHELL_OUT = {
     "type": "shell_call_output",
     "call_id": "call_sh",
@@ -181,16 +195,29 @@ CASES = [
         "message.",
         "messages.0.content.0",
     ),
+    # A4 is about one turn (the threads' `messages.1.content.1`); the accepted twin is
+    # the recorded shape (pydantic-ai, claude-sonnet-4-5): an id reused by a later turn.
     Case(
         "A4",
         "anthropic",
+        [U("q"), A(tu("call_0"), tu("call_0")), U(tr("call_0"), tr("call_1"))],
         [U("q"), A(tu("call_0")), U(tr("call_0")), A(tu("call_0")), U(tr("call_0"))],
-        [U("q"), A(tu("call_0")), U(tr("call_0")), A(tu("call_1")), U(tr("call_1"))],
         "anthropic.duplicate_tool_use_id",
-        3,
+        1,
         ("call_0",),
-        "messages.3.content.0: `tool_use` ids must be unique",
-        "messages.3.content.0",
+        "messages.1.content.1: `tool_use` ids must be unique",
+        "messages.1.content.1",
+    ),
+    Case(
+        "A4 across merged assistant messages",
+        "anthropic",
+        [U("q"), A(tu("call_0")), A(tu("call_0")), U(tr("call_0"), tr("call_1"))],
+        [U("q"), A(tu("call_0")), A(tu("call_1")), U(tr("call_0"), tr("call_1"))],
+        "anthropic.duplicate_tool_use_id",
+        2,
+        ("call_0",),
+        "messages.2.content.0: `tool_use` ids must be unique",
+        "messages.2.content.0",
     ),
     Case(
         "A5",
@@ -731,6 +758,29 @@ CASES = [
         "input",
     ),
     Case(
+        "R1 client tool_search_call",
+        "openai-responses",
+        [RU("q"), SEARCH, RU("next")],
+        [RU("q"), SEARCH, SEARCH_OUT, RU("next")],
+        "openai-responses.missing_output",
+        1,
+        ("search_1",),
+        "No tool output found for function call search_1.",
+        "input",
+    ),
+    Case(
+        "R2 tool_search_output of no client call",
+        "openai-responses",
+        [RU("q"), {**SEARCH, "execution": "server"}, SEARCH_OUT, RU("next")],
+        # The recorded 200 (pydantic-ai, gpt-5.6): a function_call_output answers it too.
+        [RU("q"), SEARCH, {"type": "function_call_output", "call_id": "search_1", "output": "x"}],
+        "openai-responses.orphan_output",
+        2,
+        ("search_1",),
+        "No tool call found for function call output with call_id search_1.",
+        "input",
+    ),
+    Case(
         "R1 local_shell_call (its output names the call by id)",
         "openai-responses",
         [RU("q"), LOCAL_SHELL, RU("next")],
@@ -1223,3 +1273,37 @@ def test_check_raises_with_every_violation() -> None:
     codes = [v.code for v in err.value.violations]
     assert codes == ["anthropic.duplicate_tool_use_id", "anthropic.missing_result"]
     assert toolpair.check([U("q")], "anthropic") is None
+
+
+def test_a4_repair_keeps_an_id_a_later_turn_reuses() -> None:
+    # The recorded shape (claude-sonnet-4-5 took it): repair hands it back untouched.
+    reused = [U("q"), A(tu("call_0")), U(tr("call_0")), A(tu("call_0")), U(tr("call_0"))]
+    out = toolpair.repair(reused, "anthropic")
+    assert out.fixes == []
+    assert all(a is b for a, b in zip(out.messages, reused, strict=True))
+    # Inside one turn the id is rewritten on the second call; the result keeps the first.
+    twice = [U("q"), A(tu("call_0"), tu("call_0")), U(tr("call_0"))]
+    fixed = toolpair.repair(twice, "anthropic")
+    assert [f.kind for f in fixed.fixes][:1] == ["id_rewritten"]
+    assert toolpair.validate(fixed.messages, "anthropic") == []
+    ids = [b["id"] for b in fixed.messages[1]["content"]]
+    assert ids[0] == "call_0" and ids[1] != "call_0"
+
+
+def test_tool_search_pairs_only_when_the_client_runs_it() -> None:
+    hosted = {**SEARCH, "execution": "server", "id": "tsc_1"}
+    hosted_out = {**SEARCH_OUT, "execution": "server", "id": "tso_1"}
+    # Hosted search: nothing is owed, with or without its output replayed.
+    assert toolpair.validate([RU("q"), hosted, RU("next")], "openai-responses") == []
+    assert toolpair.validate([RU("q"), hosted, hosted_out], "openai-responses") == []
+    # A client search left open is answered the documented way.
+    out = toolpair.repair([RU("q"), SEARCH, RU("next")], "openai-responses")
+    assert out.messages[2] == {
+        "type": "tool_search_output",
+        "call_id": "search_1",
+        "execution": "client",
+        "tools": [],
+    }
+    assert toolpair.validate(out.messages, "openai-responses") == []
+    again = toolpair.repair(out.messages, "openai-responses")
+    assert again.fixes == [] and again.messages[2] is out.messages[2]

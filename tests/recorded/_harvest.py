@@ -59,6 +59,24 @@ SOURCES: list[tuple[str, str, list[str]]] = [
             "tests/models/cassettes/test_tool_choice_matrix",
             "tests/models/cassettes/test_multimodal_tool_returns",
             "tests/models/anthropic/cassettes/test_unpaired_native_tool_calls",
+            # December 2026, third pass: the suite's other tool exchanges.
+            "tests/cassettes/test_tool_search",
+            "tests/cassettes/test_tool_availability_portability",
+            "tests/cassettes/test_thinking_wire_contract",
+            "tests/cassettes/test_thinking_native_tools",
+            "tests/cassettes/test_cache_prefix_stability",
+            "tests/cassettes/test_ref_sibling_wire_contract",
+            "tests/cassettes/test_temporal",
+            "tests/cassettes/test_dbos",
+            "tests/cassettes/test_prefect",
+            "tests/models/anthropic/cassettes/test_output",
+            "tests/models/bedrock/cassettes/test_native_output",
+            "tests/models/bedrock/cassettes/test_strict_tool_calls",
+            "tests/models/google/cassettes/test_structured_output",
+            "tests/models/google/cassettes/test_output",
+            "tests/models/google/cassettes/test_code_execution",
+            "tests/models/cassettes/test_openai_tool_availability_delta",
+            "tests/models/cassettes/test_openai_prompt_cache",
         ],
     ),
     ("simonw/llm-gemini", "Apache-2.0", ["tests/cassettes"]),
@@ -72,6 +90,33 @@ SOURCES: list[tuple[str, str, list[str]]] = [
     ),
     ("crmne/ruby_llm", "MIT", ["spec/fixtures/vcr_cassettes"]),
     ("tmc/langchaingo", "MIT", ["llms", "agents", "chains"]),
+    ("charmbracelet/fantasy", "Apache-2.0", ["providertests/testdata"]),
+    ("crewAIInc/crewAI", "MIT", ["lib/crewai/tests/cassettes"]),
+    ("jackmpcollins/magentic", "MIT", ["tests"]),
+    ("activeagents/activeagent", "MIT", ["test/fixtures/vcr_cassettes"]),
+    ("posit-dev/chatlas", "MIT", ["tests/_vcr"]),
+    ("tidyverse/ellmer", "MIT", ["tests/testthat/_vcr", "vignettes/_vcr", "inst/_vcr"]),
+    (
+        "DataDog/dd-trace-py",
+        "Apache-2.0 OR BSD-3-Clause",
+        [
+            "tests/cassettes",
+            *(
+                f"tests/contrib/{d}/cassettes"
+                for d in (
+                    "openai",
+                    "anthropic",
+                    "litellm",
+                    "openai_agents",
+                    "llama_index",
+                    "pydantic_ai",
+                    "google_adk",
+                    "crewai",
+                )
+            ),
+            "tests/contrib/botocore/bedrock_cassettes",
+        ],
+    ),
 ]
 # Older versions of recordings a source has since re-recorded, where the older exchange
 # is evidence the newer is not (DeepSeek's ids before 2025-09, a model since retired):
@@ -84,7 +129,56 @@ HISTORY: list[tuple[str, str, str, list[str]]] = [
         "08d50f0372c93f7e2019e0df324acf2528365462",
         ["spec/fixtures/vcr_cassettes"],
     ),
+    # 2025-09: Claude 3.5 Haiku through Converse, two user turns in a row before the
+    # tool loop (ruby_llm sent the system prompt as a user turn), re-recorded since.
+    (
+        "crmne/ruby_llm",
+        "MIT",
+        "1e3c65e92f425129ece82183e48e0c1038574226",
+        [
+            "spec/fixtures/vcr_cassettes/chat_function_calling_bedrock_anthropic_claude-3-5-"
+            "haiku-20241022-v1_0_can_handle_multiple_tool_calls_in_a_single_response.yml",
+            "spec/fixtures/vcr_cassettes/chat_function_calling_bedrock_anthropic_claude-3-5-"
+            "haiku-20241022-v1_0_can_use_tools_without_parameters_in_multi-turn_streaming_"
+            "conversations.yml",
+        ],
+    ),
+    # 2026-01 and 2026-02: Claude 3 Haiku through Converse answering a toolResult turn
+    # followed by a user text turn (two user turns in a row), re-recorded since.
+    (
+        "crewAIInc/crewAI",
+        "MIT",
+        "bd4d039f636b26063364a2416635d1b18d4c5198",
+        [
+            "lib/crewai/tests/cassettes/agents/TestBedrockNativeToolCalling."
+            "test_bedrock_agent_kickoff_with_tools_mocked.yaml"
+        ],
+    ),
+    (
+        "crewAIInc/crewAI",
+        "MIT",
+        "120f2ef6e782dcc10ccb5de1fde8992e0310c5b3",
+        [
+            "lib/crewai/tests/cassettes/agents/TestNativeToolCallingBehavior."
+            "test_bedrock_mcp_tool_with_optional_fields_no_schema_error.yaml"
+        ],
+    ),
+    (
+        "crewAIInc/crewAI",
+        "MIT",
+        "5b00b5f83782952bf2dfe7865c2fb9332accaec5",
+        [
+            "lib/crewai/tests/cassettes/agents/TestNativeToolCallingBehavior."
+            "test_bedrock_mcp_tool_with_optional_fields_no_schema_error.yaml"
+        ],
+    ),
 ]
+
+# Recordings read and deliberately left out of the corpus for now, each with why: toolpair
+# disagrees with them and the fix is a check change not yet made. The harvest names each
+# one it leaves out. Empty: the last three went in with their check changes
+# (tests/recorded/README.md, "Three recordings that changed a check").
+PENDING: dict[str, str] = {}
 
 TOOL_MARKERS = (
     '"tool_use"',
@@ -115,6 +209,7 @@ KEEP = {
     "toolUseId",
     "name",
     "status",
+    "execution",
     "signature",
     "thoughtSignature",
     "thought_signature",
@@ -387,7 +482,18 @@ def cassette_interactions(
         raw = base64.b64decode(str(loader.construct_scalar(node)))  # type: ignore[arg-type]
         return raw.decode("utf-8", "replace")
 
+    def python_tag(loader: yaml.SafeLoader, suffix: str, node: yaml.Node) -> Any:
+        """vcrpy under aiohttp writes header names as ``!!python/object/apply:...istr``:
+        read as the plain data they wrap, never constructed."""
+        if isinstance(node, yaml.SequenceNode):
+            args = loader.construct_sequence(node, deep=True)
+            return args[0] if len(args) == 1 and isinstance(args[0], str) else args
+        if isinstance(node, yaml.MappingNode):
+            return loader.construct_mapping(node, deep=True)
+        return loader.construct_scalar(node)  # type: ignore[arg-type]
+
     Loader.add_constructor("!binary", binary)
+    Loader.add_multi_constructor("tag:yaml.org,2002:python/", python_tag)
     data = yaml.load(text, Loader=Loader) or {}
     if "requests" in data:  # the older layout: two parallel lists
         # A request the recorder saw no answer to has no response: it is not a case.
@@ -396,9 +502,17 @@ def cassette_interactions(
         for n, (req, resp) in enumerate(pairs):
             yield n, req or {}, resp or {}
         return
-    # Python's vcrpy writes ``interactions``; Ruby's VCR ``http_interactions``.
+    # Python's vcrpy writes ``interactions``; Ruby's VCR ``http_interactions``; Go's
+    # go-vcr ``interactions`` too, with ``url`` for ``uri`` and ``code`` beside a
+    # ``status`` line ("200 OK"); R's vcr the same keys as vcrpy, the status a number.
     for n, it in enumerate(data.get("interactions") or data.get("http_interactions") or []):
-        yield n, it.get("request") or {}, it.get("response") or {}
+        req, resp = dict(it.get("request") or {}), dict(it.get("response") or {})
+        req.setdefault("uri", req.get("url", ""))
+        if not isinstance(resp.get("status"), dict) and isinstance(resp.get("code"), int):
+            resp["status"] = {"code": resp["code"]}
+        elif isinstance(resp.get("status"), int):  # R's vcr: the status as a number
+            resp["status"] = {"code": resp["status"]}
+        yield n, req, resp
 
 
 def _httprr(text: str) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
@@ -508,7 +622,11 @@ def harvest(
             status = int((resp.get("status") or {}).get("code", 0))
             if status == 0 or status >= 500 or status == 429:
                 continue
-            name = slug(path, next((f for f in folders if path.startswith(f + "/")), ""), n)
+            # A folder may name a single recording: its name is then taken from its own folder.
+            under = next((f for f in folders if path.startswith(f + "/")), path.rpartition("/")[0])
+            name = slug(path, under, n)
+            if f"{provider}/{name}.json" in written:  # one test name in two folders
+                name = f"{Path(under).name}__{name}"
             if ref != "HEAD":
                 name = f"at-{commit[:8]}__{name}"
             case: dict[str, Any] = {
@@ -526,14 +644,19 @@ def harvest(
                 "date": resp.get("recorded") or response_date(resp) or dates.get(path, ""),
                 "status": status,
             }
+            key = f"{provider}/{name}.json"
+            if key in PENDING:
+                print(f"  left out {key}: {PENDING[key]}")
+                continue
             if status >= 400:
                 case["error"] = response_error(resp)
-                key = f"{provider}/{name}.json"
                 if key in expect:
                     case.update(expect[key])
                 elif any(p.search(case["error"]) for p in OUT_OF_SCOPE):
                     case["decidable"] = False
                     case["why"] = "media support of the model, outside the pairing rules"
+            elif key in expect:  # an answer the API of the day gave and has changed since
+                case.update(expect[key])
             case["body"] = anon(body)
             out = HERE / provider / f"{name}.json"
             if out.exists() and json.loads(out.read_text()).get("source", {}).get("kind") not in (
