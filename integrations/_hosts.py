@@ -46,6 +46,11 @@ HOSTS: tuple[tuple[str, str, str], ...] = (
     ("anthropic.com", "anthropic", "portable"),
     ("mistral.ai", "mistral", "portable"),
     ("api.openai.com", "openai", "openai-responses"),
+    # Moonshot (Kimi) and Zhipu (GLM) serve Chat Completions only.
+    ("api.moonshot.ai", "moonshot", "portable"),
+    ("api.moonshot.cn", "moonshot", "portable"),
+    ("open.bigmodel.cn", "zhipu", "portable"),
+    ("api.z.ai", "zhipu", "portable"),
 )
 
 #: LiteLLM provider (the ``provider/`` segment of a model string, or
@@ -62,6 +67,8 @@ LITELLM_PROVIDERS: dict[str, str] = {
     "azure": "openai",
     "mistral": "mistral",
     "deepseek": "deepseek",
+    "moonshot": "moonshot",
+    "zai": "zhipu",
 }
 
 #: Provider segments any-llm (and a few LiteLLM aliases) use for the same APIs.

@@ -24,6 +24,15 @@ def digest(text: str, length: int, alphabet: str = _ALNUM) -> str:
     return "".join(out)
 
 
+def renamed(v: Violation, names: dict[str, str]) -> Violation:
+    """``v`` under the code a host reports a base API's rule by (``names``: old prefix
+    -> new, `Profile.reports_as`)."""
+    for old, new in names.items():
+        if v.code.startswith(old):
+            return Violation(new + v.code[len(old) :], v.message, v.index, v.ids, v.path)
+    return v
+
+
 class Profile:
     """A provider: its rules as it enforces them and the layout repair must produce."""
 
