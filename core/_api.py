@@ -250,6 +250,7 @@ def repair(
                 policy,
                 keep_orphans=keep_orphans,
                 signatures=p.profile.signatures_due(p.messages, p.ctx),
+                foreign=p.profile.foreign_calls(p.messages, p.ctx),
             )
             left = Parsed(p.body, p.key, natives, p.codec, p.profile, p.ctx).violations()
             if left:

@@ -106,6 +106,12 @@ class Profile:
         """Whether the current turn's calls must carry their thought signatures (Gemini)."""
         return False
 
+    def foreign_calls(self, messages: Sequence[Message], ctx: Context) -> frozenset[int]:
+        """The calls (``id()`` of their native objects) whose thought signature another
+        model produced and this provider refuses (Gemini G8): repair puts the documented
+        bypass value in their place, through the codec. Most profiles: none."""
+        return frozenset()
+
     def complete(
         self, natives: list[Any], left: Sequence[Violation], fmt: str, policy: Policy
     ) -> tuple[list[Any], list[Fix]]:
