@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 _T = TypeVar("_T")
 
 __all__ = [
+    "CHAT_HOSTS",
     "DEEPSEEK",
     "DEEPSEEK_DOMAIN",
     "HOSTS",
@@ -35,6 +36,10 @@ DEEPSEEK_DOMAIN = "deepseek.com"
 #: The host profile an OpenAI-format client (Chat Completions or Responses) speaks to
 #: when its base URL is DeepSeek's: DeepSeek's rules differ from OpenAI's.
 DEEPSEEK = {"openai": "deepseek", "openai-responses": "deepseek-responses"}
+
+#: OpenAI-compatible Chat Completions hosts with rules of their own (a client of
+#: OpenAI's chat class pointed at one is held to them).
+CHAT_HOSTS = frozenset({"moonshot", "zhipu"})
 
 #: Domain -> (provider for a Chat Completions client, provider for a Responses client)
 #: pointed at it. "portable" where the host has no Responses API of its own that
