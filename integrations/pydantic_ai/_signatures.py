@@ -74,8 +74,11 @@ class SigningCodec(PydanticAICodec):
 
     def with_signature(self, block: Block, signature: str) -> Block | None:
         part = block.native
-        if not isinstance(part, ToolCallPart):
-            return None
+        fields = (
+            {f.name for f in dataclasses.fields(part)} if dataclasses.is_dataclass(part) else ()
+        )
+        if not isinstance(part, ToolCallPart) or "provider_details" not in fields:
+            return None  # a release whose calls carry no signature of their own
         encoded = base64.b64encode(signature.encode()).decode()
         details = {**(part.provider_details or {}), "thought_signature": encoded}
         return dataclasses.replace(

@@ -3,16 +3,17 @@ provider, or by the base URL it is pointed at."""
 
 from __future__ import annotations
 
+import pytest
 from pydantic_ai.models.openai import OpenAIChatModel
-from pydantic_ai.providers.moonshotai import MoonshotAIProvider
 from pydantic_ai.providers.openai import OpenAIProvider
-from pydantic_ai.providers.zai import ZaiProvider
 
 from toolpair.integrations.pydantic_ai import provider_for
 from toolpair.integrations.pydantic_ai._provider import model_for
 
 
 def test_kimi_and_glm_are_their_hosts() -> None:
+    MoonshotAIProvider = pytest.importorskip("pydantic_ai.providers.moonshotai").MoonshotAIProvider
+    ZaiProvider = pytest.importorskip("pydantic_ai.providers.zai").ZaiProvider
     kimi = OpenAIChatModel("kimi-k2.6", provider=MoonshotAIProvider(api_key="x"))
     assert (provider_for(kimi), model_for(kimi)) == ("moonshot", "kimi-k2.6")
     glm = OpenAIChatModel("glm-5.2", provider=ZaiProvider(api_key="x"))
