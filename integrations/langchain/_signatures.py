@@ -69,8 +69,9 @@ class SigningCodec(LangChainCodec):
         for m in out:
             kept = _kept(m.native) if isinstance(m.native, AIMessage) else {}
             for b in m.blocks:
-                if b.kind == "call" and b.id in kept:
-                    b.item_id = kept[b.id]
+                sig = kept.get(b.id) if b.kind == "call" and b.id else None
+                if sig is not None:
+                    b.item_id = sig
         return out
 
     def with_signature(self, block: Block, signature: str) -> Block | None:
