@@ -467,6 +467,8 @@ NOOP_PROVIDERS: dict[str, tuple[str, str | None]] = {
     "deepseek": ("openai", None),
     "deepseek-responses": ("openai-responses", None),
     "vertex": ("gemini", "gemini-2.5-flash"),
+    "moonshot": ("openai", None),
+    "zhipu": ("openai", None),
 }
 
 

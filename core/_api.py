@@ -37,6 +37,7 @@ _CONTEXT_KEYS = frozenset(
         "tokenizer_version",
         "tools",
         "signature_models",
+        "api_version",
     }
 )
 
@@ -169,7 +170,8 @@ def validate(
     detected; ``format=`` forces it, or names a framework codec). Context a rule needs
     (``thinking``, ``tool_config``, ``previous_response_id``, ``store``, ``tools``,
     ``thought_signatures``, ``tokenizer_version``) is read from a body or passed here;
-    ``signature_models`` (``{thought signature: model that produced it}``) only here.
+    ``signature_models`` (``{thought signature: model that produced it}``) and
+    ``api_version`` (the ``anthropic-version`` header the request goes out with) only here.
 
     ``model`` (the id as the user writes it: ``claude-sonnet-4-5``,
     ``us.anthropic.claude-3-5-haiku-20241022-v1:0``, ``gemini-3-pro``) applies that
@@ -248,6 +250,7 @@ def repair(
                 policy,
                 keep_orphans=keep_orphans,
                 signatures=p.profile.signatures_due(p.messages, p.ctx),
+                foreign=p.profile.foreign_calls(p.messages, p.ctx),
             )
             left = Parsed(p.body, p.key, natives, p.codec, p.profile, p.ctx).violations()
             if left:

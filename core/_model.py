@@ -106,8 +106,12 @@ class Context:
     #: The model the request goes to (given, or named by the body or the path).
     model: str | None = None
     #: The model that produced each thought signature (Gemini), as a signature cache or
-    #: a framework's record of each response knows it: ``{signature: model}``.
+    #: a framework's record of each response knows it: ``{signature: model}`` (the
+    #: signature as the codec reads it into a call's ``Block.item_id``).
     signature_models: Mapping[str, str] | None = None
+    #: The API version the request is sent under, where a header names it (Anthropic's
+    #: ``anthropic-version``: ``2023-06-01``, ``2026-10-21``); never in a body.
+    api_version: str | None = None
 
 
 @dataclass(slots=True)

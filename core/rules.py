@@ -26,9 +26,11 @@ from toolpair.providers import (
     get_profile,
     mistral,
     model_families,
+    moonshot,
     openai,
     responses,
     vertex,
+    zhipu,
 )
 from toolpair.providers import Kind as Kind
 from toolpair.providers import Stance as Stance
@@ -67,6 +69,8 @@ RULES: tuple[Rule, ...] = (
     *vertex.RULES,
     *mistral.RULES,
     *deepseek.RULES,
+    *moonshot.RULES,
+    *zhipu.RULES,
 )
 
 
@@ -148,6 +152,8 @@ _TITLES = {
     "vertex": "Gemini on Vertex AI (`vertex`)",
     "deepseek": "DeepSeek Chat Completions (`deepseek`)",
     "deepseek-responses": "DeepSeek Responses (`deepseek-responses`)",
+    "moonshot": "Moonshot AI Chat Completions, Kimi (`moonshot`)",
+    "zhipu": "Zhipu AI Chat Completions, GLM (`zhipu`)",
 }
 
 #: Model ids the matrix shows, as users write them.
@@ -175,6 +181,11 @@ _MATRIX: tuple[tuple[str, str | None], ...] = (
     ("deepseek", "deepseek-reasoner"),
     ("deepseek", "deepseek-v4"),
     ("deepseek-responses", None),
+    ("moonshot", None),
+    ("moonshot", "kimi-k2.6"),
+    ("moonshot", "kimi-k2-0905-preview"),
+    ("zhipu", None),
+    ("zhipu", "glm-5.2"),
 )
 
 
@@ -200,6 +211,8 @@ def traits(p: Profile, relax: Mapping[str, object] | None = None) -> str:
         out.append("outputs right after their calls; grouped reasoning accepted")
     if getattr(p, "thinks", False):
         out.append("always thinking")
+    if getattr(p, "thinks_by_default", False):
+        out.append("thinking unless the body turns it off")
     if not p.ids_allowed:
         out.append("no ids on the wire")
     if p.id_max == 9:

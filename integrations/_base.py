@@ -50,6 +50,9 @@ __all__ = ["Guard", "Integration", "OnRepair", "Target", "older_than"]
 
 logger = logging.getLogger("toolpair.integrations")
 
+#: The providers whose rules read which model produced a thought signature (G8).
+_SIGNED = frozenset({"gemini"})
+
 #: What ``on_repair`` is called with: the request's `RepairEvent`, or (for a callback
 #: annotated to take one) its `Repaired`.
 OnRepair = Callable[[RepairEvent], object] | Callable[[Repaired], object]
@@ -94,16 +97,31 @@ class Integration(ABC):
         """The format the framework's messages are read in for ``target`` (a codec, or a
         core wire format's name); its ``certainly_valid`` is the integration's fast path."""
 
+    def signature_models(self, messages: Sequence[Any]) -> Mapping[str, str] | None:
+        """The model that produced each thought signature in ``messages``, where the
+        framework keeps it beside the signature (``{signature or call id: model}``, the
+        core's ``signature_models``); None (the default) where it does not. The `Guard`
+        reads it and hands it to `repair`, so a signature of another model is judged
+        (Gemini G8) without the user naming the models."""
+        return None
+
     def repair(
         self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
     ) -> Repaired:
-        """``messages`` repaired for ``target``; ``options`` are the hook's own knobs."""
+        """``messages`` repaired for ``target``; ``options`` are the hook's own knobs, and
+        ``signature_models`` (from `signature_models`) where the framework knows them."""
+        extra = (
+            {"signature_models": options["signature_models"]}
+            if "signature_models" in options
+            else {}
+        )
         return toolpair.repair(
             list(messages),
             target.provider,
             model=target.model,
             policy=policy,
             format=self.codec(target),
+            **extra,
         )
 
 
@@ -232,6 +250,14 @@ class Guard:
         the hook has refined `target`'s answer); None when the history cannot be read and
         is to be sent as it is (the warning is logged)."""
         target = target or self.target(model)
+        if "signature_models" not in options and target.provider in _SIGNED:
+            try:
+                made_by = self.integration.signature_models(messages)
+            except Exception as e:  # reading the framework's record never fails a request
+                logger.debug("toolpair[%s]: no signature models: %r", self.integration.name, e)
+                made_by = None
+            if made_by:
+                options["signature_models"] = made_by
         box: list[Repaired] = []
         start = events.clock()
         try:

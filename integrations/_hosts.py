@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 _T = TypeVar("_T")
 
 __all__ = [
+    "CHAT_HOSTS",
     "DEEPSEEK",
     "DEEPSEEK_DOMAIN",
     "HOSTS",
@@ -36,6 +37,10 @@ DEEPSEEK_DOMAIN = "deepseek.com"
 #: when its base URL is DeepSeek's: DeepSeek's rules differ from OpenAI's.
 DEEPSEEK = {"openai": "deepseek", "openai-responses": "deepseek-responses"}
 
+#: OpenAI-compatible Chat Completions hosts with rules of their own (a client of
+#: OpenAI's chat class pointed at one is held to them).
+CHAT_HOSTS = frozenset({"moonshot", "zhipu"})
+
 #: Domain -> (provider for a Chat Completions client, provider for a Responses client)
 #: pointed at it. "portable" where the host has no Responses API of its own that
 #: toolpair has rules for.
@@ -46,6 +51,11 @@ HOSTS: tuple[tuple[str, str, str], ...] = (
     ("anthropic.com", "anthropic", "portable"),
     ("mistral.ai", "mistral", "portable"),
     ("api.openai.com", "openai", "openai-responses"),
+    # Moonshot (Kimi) and Zhipu (GLM) serve Chat Completions only.
+    ("api.moonshot.ai", "moonshot", "portable"),
+    ("api.moonshot.cn", "moonshot", "portable"),
+    ("open.bigmodel.cn", "zhipu", "portable"),
+    ("api.z.ai", "zhipu", "portable"),
 )
 
 #: LiteLLM provider (the ``provider/`` segment of a model string, or
@@ -62,6 +72,8 @@ LITELLM_PROVIDERS: dict[str, str] = {
     "azure": "openai",
     "mistral": "mistral",
     "deepseek": "deepseek",
+    "moonshot": "moonshot",
+    "zai": "zhipu",
 }
 
 #: Provider segments any-llm (and a few LiteLLM aliases) use for the same APIs.

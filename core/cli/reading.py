@@ -388,6 +388,8 @@ _VENDOR_MODELS: dict[str, re.Pattern[str]] = {
     "gemini": re.compile(r"(gemini|gemma|learnlm)"),
     "mistral": _MISTRAL_MODEL,
     "deepseek": re.compile(r"deepseek"),
+    "moonshot": re.compile(r"(kimi|moonshot)"),
+    "zhipu": re.compile(r"(glm|chatglm|codegeex)"),
 }
 _VENDOR_MODELS["openai-responses"] = _VENDOR_MODELS["openai"]
 _VENDOR_MODELS["vertex"] = _VENDOR_MODELS["gemini"]

@@ -784,10 +784,38 @@ def _orphaned_item_ids(st: _State, out: list[Out], inputs: Sequence[Message]) ->
 BYPASS_SIGNATURE = "skip_thought_signature_validator"
 
 
-def _signatures(st: _State, out: list[Out]) -> list[Out]:
+def _signatures(
+    st: _State, out: list[Out], due: bool = True, foreign: frozenset[int] = frozenset()
+) -> list[Out]:
     """Gemini 3: the first call of each model step in the current turn carries a
-    thought signature. A call that never had one gets the documented bypass value."""
+    thought signature. A call that never had one gets the documented bypass value
+    (``due``), and so does one whose signature another model produced (``foreign``:
+    the calls' native objects, by ``id()``; G8)."""
     sign = st.codec.with_signature
+    if foreign:
+        for k, o in enumerate(out):
+            hit = [
+                j for j, b in enumerate(o.blocks) if b.kind == "call" and id(b.native) in foreign
+            ]
+            if not hit:
+                continue
+            blocks = list(o.blocks)
+            for n in hit:
+                signed = sign(blocks[n], BYPASS_SIGNATURE)
+                if signed is None:
+                    continue  # the format cannot carry one: reported unrepaired
+                call = blocks[n]
+                blocks[n] = signed
+                st.fix(
+                    "signature_bypassed",
+                    o.template.index if o.template is not None else k,
+                    [call.id or call.name],
+                    "the call's thought signature was produced by another model; the "
+                    "documented bypass value stands in",
+                )
+            out[k] = Out(o.role, blocks, o.template)
+    if not due:
+        return out
     start = 0
     for k in range(len(out) - 1, -1, -1):
         o = out[k]
@@ -870,6 +898,7 @@ def run(
     first: bool = True,
     last: bool = True,
     signatures: bool = False,
+    foreign: frozenset[int] = frozenset(),
 ) -> tuple[list[Any], list[Fix], dict[str, str]]:
     """Repair ``msgs``. ``taken`` holds ids used elsewhere in the history that a new
     id must avoid; ``first`` and ``last`` say whether ``msgs`` start and end the
@@ -888,8 +917,8 @@ def run(
     if codec.shape == "items" and profile.reasoning_adjacency:
         out = _reasoning(st, out)
         out = _orphaned_item_ids(st, out, msgs)
-    if signatures:
-        out = _signatures(st, out)
+    if signatures or foreign:
+        out = _signatures(st, out, signatures, foreign)
     out = _prefix_binding(st, out)
     natives = [
         o.template.native

@@ -131,6 +131,8 @@ PROVIDER_FORMATS = {
     "vertex": "gemini",
     "deepseek": "openai",
     "deepseek-responses": "openai-responses",
+    "moonshot": "openai",
+    "zhipu": "openai",
 }
 
 

@@ -25,6 +25,8 @@ Checker = Callable[[Sequence[Any], Context, "Frag | None"], "bool | None"]
 
 _NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}").fullmatch
 _ANTHROPIC_PLAIN = frozenset({"text", "image", "document"})
+#: API version 2026-10-21 refuses a document block in an assistant message.
+_ANTHROPIC_PLAIN_2026 = frozenset({"text", "image"})
 _ROLES = frozenset({"user", "assistant", "system", "developer"})
 
 
@@ -84,6 +86,10 @@ def _anthropic_turn_ids_unique(msgs: Sequence[Any]) -> bool:
 def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     if ctx.thinking or ctx.tools is not None:
         return None
+    # Under API version 2026-10-21 (or any later, or one not read as a date: the full
+    # path decides) an assistant document or a user text's citations is refused.
+    v2026 = ctx.api_version is not None and not ctx.api_version < "2026-10-21"
+    plain = _ANTHROPIC_PLAIN_2026 if v2026 else _ANTHROPIC_PLAIN
     role_prev = frag.prev_role if frag is not None else None
     # Ids are checked in bulk, a batch at a time (unique, well formed), and results are
     # matched by position: per block, this pass does little more than a bare loop would.
@@ -137,7 +143,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                         thought = True
                     elif t == "redacted_thinking":
                         thought = True
-                    elif calling or t not in _ANTHROPIC_PLAIN:
+                    elif calling or t not in plain:
                         return None
                 continue
             if role != "user":
@@ -174,7 +180,7 @@ def anthropic(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bo
                     due = end = _CLOSED
                     if t == "text":
                         x = b["text"]
-                        if not x or isspace(x):
+                        if not x or isspace(x) or (v2026 and b.get("citations")):
                             return None
                     elif t not in _ANTHROPIC_PLAIN:
                         return None
@@ -411,6 +417,27 @@ def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool 
 
 def mistral(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     return _chat(msgs, ctx, True, frag)
+
+
+def moonshot_thinking(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Kimi with thinking on by default: every assistant tool-call message carries a
+    non-empty ``reasoning_content`` (moonshot K1), then OpenAI's rules."""
+    if ctx.thinking is not False:
+        for m in msgs:
+            if m["role"] == "assistant" and m.get("tool_calls"):
+                r = m.get("reasoning_content")
+                if type(r) is not str or not r:
+                    return None
+    return _chat(msgs, ctx, False, frag)
+
+
+def zhipu(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """GLM: OpenAI's rules, and a user message somewhere in the list (zhipu Z2); a
+    fragment without one takes the full path."""
+    for m in msgs:
+        if m["role"] == "user":
+            return _chat(msgs, ctx, False, frag)
+    return None
 
 
 def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:

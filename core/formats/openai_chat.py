@@ -72,7 +72,12 @@ class OpenAIChatCodec(WireCodec):
     shape: Shape = "chat"
     #: The key of the message list inside a request body.
     body_key = "messages"
-    checks: ClassVar[Mapping[str, Checker]] = {"openai": _checks.openai, "mistral": _checks.mistral}
+    checks: ClassVar[Mapping[str, Checker]] = {
+        "openai": _checks.openai,
+        "mistral": _checks.mistral,
+        "moonshot-thinking": _checks.moonshot_thinking,
+        "zhipu": _checks.zhipu,
+    }
 
     def body_context(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """DeepSeek's thinking mode, switched on in the body (``thinking: {type:

@@ -187,7 +187,10 @@ class ToolpairMiddleware:
                 return
             encoding = _header(headers, b"content-encoding")
             judged: list[tuple[wire.Verdict, bytes]] = []
-            body = await self._judged(scope, raw, encoding, route.format, send, judged)
+            version = _header(headers, b"anthropic-version")
+            body = await self._judged(
+                scope, raw, encoding, route.format, send, judged, api_version=version
+            )
         finally:
             self.buffered -= held
         if body is None:
@@ -266,9 +269,12 @@ class ToolpairMiddleware:
         format: str,
         send: Send,
         judged: list[tuple[wire.Verdict, bytes]] | None = None,
+        *,
+        api_version: str | None = None,
     ) -> bytes | None:
         """The body to hand on (``raw`` itself when unchanged), or None when answered.
-        ``judged`` receives the verdict and the decoded body it was given."""
+        ``judged`` receives the verdict and the decoded body it was given;
+        ``api_version`` is the request's ``anthropic-version`` header."""
         path = scope.get("path", "")
         plain = raw
         if encoding is not None and encoding.strip().lower() not in ("", "identity"):
@@ -297,6 +303,7 @@ class ToolpairMiddleware:
                     source=self.source,
                     host=self.host,
                     on_event=on_event,
+                    api_version=api_version,
                 )
             else:
                 verdict = wire.judge(
@@ -307,6 +314,7 @@ class ToolpairMiddleware:
                     source=self.source,
                     host=self.host,
                     on_event=on_event,
+                    api_version=api_version,
                 )
         except Exception as e:  # never a 500 the app would not have given
             logger.warning(

@@ -267,6 +267,7 @@ def judge(
     source: str = "asgi",
     host: str | None = None,
     on_event: Callable[[events.RepairEvent], None] | None = None,
+    api_version: str | None = None,
 ) -> Verdict | None:
     """The verdict on a POST body sent to ``path``, or None where toolpair has nothing
     to say (a path it does not judge, a body that is not a JSON request with a message
@@ -277,6 +278,8 @@ def judge(
 
     A repaired, rejected or observed-broken request is reported as one event
     (`toolpair.events`) with ``source`` and ``host``; ``on_event`` receives it too.
+    ``api_version`` is the request's ``anthropic-version`` header (Anthropic's format
+    only: the rules of API version 2026-10-21 hold where it names that version).
     """
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; known: {', '.join(MODES)}")
@@ -303,7 +306,8 @@ def judge(
     with events.scope(
         source, mode=mode, model=_model_of(target, r.model), host=host, on_event=on_event
     ):
-        return _judge(target, raw, r.format, mode, provider, r.model, path, writer)
+        version = api_version if r.format == "anthropic" else None
+        return _judge(target, raw, r.format, mode, provider, r.model, path, writer, version)
 
 
 def _model_of(body: Mapping[str, Any], model: str | None) -> str | None:
@@ -320,10 +324,19 @@ def _judge(
     model: str | None,
     where: str,
     write: Callable[[Any], bytes],
+    api_version: str | None = None,
 ) -> Verdict | None:
     try:
         return judge_body(
-            body, raw, format, mode, provider=provider, model=model, where=where, write=write
+            body,
+            raw,
+            format,
+            mode,
+            provider=provider,
+            model=model,
+            where=where,
+            write=write,
+            api_version=api_version,
         )
     except RecursionError:
         # A tool input nested deeper than the engine recurses: passed on as it came.
@@ -343,17 +356,21 @@ def judge_body(
     model: str | None = None,
     where: str = "",
     write: Callable[[Any], bytes] = encode,
+    api_version: str | None = None,
 ) -> Verdict | None:
     """`judge` for a body already parsed (``raw`` is what is sent when it is valid;
-    ``write`` encodes a repaired one). Reports into the caller's `toolpair.events`
-    scope (a repair reports itself; a rejected or observed-broken body is told here)."""
+    ``write`` encodes a repaired one; ``api_version`` the request's API version header).
+    Reports into the caller's `toolpair.events` scope (a repair reports itself; a
+    rejected or observed-broken body is told here)."""
     rules = provider or RULES_OF_FORMAT.get(format, format)
     started = events.clock()
+    # The header, never the body, names the version: passed only where one was sent.
+    context: dict[str, Any] = {"api_version": api_version} if api_version else {}
     try:
         if mode == "repair":
-            rep = _api.repair(body, rules, model=model, format=format)
+            rep = _api.repair(body, rules, model=model, format=format, **context)
         else:
-            violations = _api.validate(body, rules, model=model, format=format)
+            violations = _api.validate(body, rules, model=model, format=format, **context)
     except (InvalidHistory, TypeError):
         # Not a history toolpair can read: the upstream answers it in its own words.
         return None

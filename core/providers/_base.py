@@ -24,6 +24,15 @@ def digest(text: str, length: int, alphabet: str = _ALNUM) -> str:
     return "".join(out)
 
 
+def renamed(v: Violation, names: dict[str, str]) -> Violation:
+    """``v`` under the code a host reports a base API's rule by (``names``: old prefix
+    -> new, `Profile.reports_as`)."""
+    for old, new in names.items():
+        if v.code.startswith(old):
+            return Violation(new + v.code[len(old) :], v.message, v.index, v.ids, v.path)
+    return v
+
+
 class Profile:
     """A provider: its rules as it enforces them and the layout repair must produce."""
 
@@ -99,6 +108,12 @@ class Profile:
     def signatures_due(self, messages: Sequence[Message], ctx: Context) -> bool:
         """Whether the current turn's calls must carry their thought signatures (Gemini)."""
         return False
+
+    def foreign_calls(self, messages: Sequence[Message], ctx: Context) -> frozenset[int]:
+        """The calls (``id()`` of their native objects) whose thought signature another
+        model produced and this provider refuses (Gemini G8): repair puts the documented
+        bypass value in their place, through the codec. Most profiles: none."""
+        return frozenset()
 
     def complete(
         self, natives: list[Any], left: Sequence[Violation], fmt: str, policy: Policy

@@ -108,6 +108,10 @@ def model_families(provider: str, model: str) -> tuple[str, ...]:
         return ("openai", m.group(1)) if m else ()
     if provider == "mistral":
         return ("mistral",)
+    if provider == "moonshot":
+        return ("kimi",) if "kimi" in name else ()
+    if provider == "zhipu":
+        return ("glm",) if name.startswith("glm") else ()
     if provider in ("deepseek", "deepseek-responses"):
         v4 = name.startswith(("deepseek-v4", "deepseek-reasoner"))
         return ("deepseek", "deepseek-v4") if v4 else ("deepseek",)

@@ -368,6 +368,127 @@ SYSTEM_AFTER_ASSISTANT = Rule(
     path="messages.{index}.role",
 )
 
+# API version 2026-10-21 (the ``anthropic-version`` header; SDK Python 2.0 / TS 1.0): the
+# two of its new 400s that concern a history. UNVERIFIED wordings; the refusals are
+# documented by the migration guide. (Its third, sampling parameters, is not history.)
+_V2026 = (
+    "platform.claude.com/docs/en/api/migration-2026-10-21 (summarised by codersera; "
+    "the first version after 2023-06-01)"
+)
+
+DOCUMENT_IN_ASSISTANT = Rule(
+    "anthropic.document_in_assistant",
+    "A13",
+    "messages.{i}.content.{j}: `document` blocks are not allowed in `assistant` messages",
+    "unverified",
+    _V2026 + ": document blocks in assistant messages are refused",
+    "requests sent with anthropic-version: 2026-10-21 or later (a header: the body "
+    "never names it), on a wire body; repair makes a plain-text document a text block "
+    "and reports any other",
+    basis="documented",
+    since="API version 2026-10-21; 2023-06-01 accepts it",
+    path="messages.{i}.content.{j}",
+)
+
+CITATIONS_IN_USER_TEXT = Rule(
+    "anthropic.citations_in_user_text",
+    "A14",
+    "messages.{i}.content.{j}.citations: `citations` are not allowed in `user` messages",
+    "unverified",
+    _V2026 + ": non-empty citations on a user text block are refused",
+    "requests sent with anthropic-version: 2026-10-21 or later (a header), on a wire "
+    "body; repair drops the citations and keeps the text",
+    basis="documented",
+    since="API version 2026-10-21; 2023-06-01 accepts it",
+    path="messages.{i}.content.{j}.citations",
+)
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def v2026(ctx: Context) -> bool:
+    """Whether the request goes out under API version 2026-10-21 or a later one."""
+    v = ctx.api_version
+    return isinstance(v, str) and _DATE.fullmatch(v) is not None and v >= "2026-10-21"
+
+
+def _version_rules(messages: Sequence[Message], add: Callable[[Violation], None]) -> None:
+    for m in messages:
+        content = m.native.get("content") if isinstance(m.native, dict) else None
+        if m.role not in ("assistant", "user") or not isinstance(content, list):
+            continue
+        for j, b in enumerate(content):
+            if not isinstance(b, dict):
+                continue
+            if m.role == "assistant" and b.get("type") == "document":
+                add(DOCUMENT_IN_ASSISTANT.violation(m.index, i=m.index, j=j))
+            elif m.role == "user" and b.get("type") == "text" and b.get("citations"):
+                add(CITATIONS_IN_USER_TEXT.violation(m.index, i=m.index, j=j))
+
+
+def _plain_text(document: dict[str, Any]) -> str | None:
+    """A document's text where it is plain text (``source.type: text``), else None."""
+    source = document.get("source")
+    if isinstance(source, dict) and source.get("type") == "text":
+        data = source.get("data")
+        return data if isinstance(data, str) and data.strip() else None
+    return None
+
+
+def _version_fixes(natives: list[Any], left: Sequence[Violation]) -> tuple[list[Any], list[Fix]]:
+    """What API version 2026-10-21 refuses in a history, answered without losing what
+    was said: a user text keeps its words without its citations (only the new version
+    refuses them there, and they point into documents the user turn does not cite from);
+    an assistant's plain-text document becomes a text block of the same words, in its
+    place. Any other document (a PDF, a file, a URL) cannot be said as text, and moving it
+    to a user turn would put the assistant's words in the user's mouth: it is reported,
+    not changed."""
+    codes = (DOCUMENT_IN_ASSISTANT.code, CITATIONS_IN_USER_TEXT.code)
+    out, fixes = natives, []
+    done: set[int] = set()
+    for v in left:
+        i = v.index
+        if v.code not in codes or i in done or not 0 <= i < len(out):
+            continue
+        m = out[i]
+        content = m.get("content") if isinstance(m, dict) else None
+        if not isinstance(content, list):
+            continue
+        done.add(i)
+        new: list[Any] = []
+        kinds: list[str] = []
+        for b in content:
+            if isinstance(b, dict) and m.get("role") == "user" and b.get("type") == "text":
+                if b.get("citations"):
+                    b = {k: x for k, x in b.items() if k != "citations"}
+                    kinds.append("citations_dropped")
+            elif isinstance(b, dict) and m.get("role") == "assistant":
+                text = _plain_text(b) if b.get("type") == "document" else None
+                if text is not None:
+                    b = {"type": "text", "text": text}
+                    kinds.append("document_as_text")
+            new.append(b)
+        if not kinds:
+            continue
+        if out is natives:
+            out = list(natives)
+        out[i] = {**m, "content": new}
+        for kind in dict.fromkeys(kinds):
+            fixes.append(
+                Fix(
+                    kind,
+                    i,
+                    (),
+                    "a user text's citations dropped, its words kept: API version 2026-10-21 "
+                    "refuses citations in a user turn"
+                    if kind == "citations_dropped"
+                    else "an assistant's plain-text document sent as a text block of the same "
+                    "words: API version 2026-10-21 refuses documents in an assistant turn",
+                )
+            )
+    return out, fixes
+
+
 _NAME = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _SERVER_ID = re.compile(r"srvtoolu_[a-zA-Z0-9_]+")
 
@@ -493,6 +614,9 @@ class Anthropic(Profile):
         # A server tool left pending (S1): its error result goes right after the call in
         # the same assistant turn, where the API itself puts the result it returns.
         out, fixes = _move_systems(natives, left) if fmt == "anthropic" else (natives, [])
+        if fmt == "anthropic":
+            out, more = _version_fixes(out, left)
+            fixes.extend(more)
         for v in left:
             if v.code != "anthropic.server_tool_pending" or fmt != "anthropic" or not v.ids:
                 continue
@@ -601,6 +725,8 @@ class Anthropic(Profile):
             # A framework's system messages go to the top-level system prompt; only the
             # wire format sends them inside ``messages``.
             _system_turns(messages, add)
+            if v2026(ctx):
+                _version_rules(messages, add)
         return out
 
     def _assistant(
@@ -850,6 +976,8 @@ RULES = (
     BLANK_TEXT,
     TRAILING_WHITESPACE,
     TOOL_USE_NAME_TOO_LONG,
+    DOCUMENT_IN_ASSISTANT,
+    CITATIONS_IN_USER_TEXT,
     SYSTEM_FIRST,
     SYSTEM_NOT_BEFORE_ASSISTANT,
     SYSTEM_BETWEEN_CALL_AND_RESULT,

@@ -276,6 +276,13 @@ class Gemini(Profile):
     def signatures_due(self, messages: Sequence[Message], ctx: Context) -> bool:
         return ctx.thought_signatures or self.signatures_required
 
+    def foreign_calls(self, messages: Sequence[Message], ctx: Context) -> frozenset[int]:
+        if not (self.foreign_signatures_refused and ctx.signature_models and ctx.model):
+            return frozenset()
+        ts = [t for t in turns(messages, "tool", ctx.shape) if t.items]
+        found = foreign_signatures(messages, ts, ctx.signature_models, ctx.model)
+        return frozenset(id(b.native) for _, _, b in found)
+
     def complete(
         self, natives: list[Any], left: Sequence[Violation], fmt: str, policy: Policy
     ) -> tuple[list[Any], list[Fix]]:

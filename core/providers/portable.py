@@ -13,9 +13,11 @@ from toolpair.providers.bedrock import Bedrock
 from toolpair.providers.deepseek import DeepSeek, DeepSeekResponses
 from toolpair.providers.gemini import Gemini
 from toolpair.providers.mistral import Mistral
+from toolpair.providers.moonshot import Moonshot
 from toolpair.providers.openai import OpenAIChat
 from toolpair.providers.responses import Responses
 from toolpair.providers.vertex import Vertex
+from toolpair.providers.zhipu import Zhipu
 
 MEMBERS: tuple[Profile, ...] = (
     Anthropic(),
@@ -27,6 +29,8 @@ MEMBERS: tuple[Profile, ...] = (
     Vertex(),
     DeepSeek(),
     DeepSeekResponses(),
+    Moonshot(),
+    Zhipu(),
 )
 
 

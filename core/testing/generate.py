@@ -27,6 +27,8 @@ PROVIDERS = (
     "vertex",
     "deepseek",
     "deepseek-responses",
+    "moonshot",
+    "zhipu",
     "portable",
 )
 
@@ -382,7 +384,13 @@ def skeleton(history: list[Any], fmt: str) -> list[tuple[str, list[tuple[str, st
 
 
 #: Each host profile and the API whose pairing it keeps.
-HOST_BASES = {"vertex": "gemini", "deepseek": "openai", "deepseek-responses": "openai-responses"}
+HOST_BASES = {
+    "vertex": "gemini",
+    "deepseek": "openai",
+    "deepseek-responses": "openai-responses",
+    "moonshot": "openai",
+    "zhipu": "openai",
+}
 
 
 def simple_problems(history: list[Any], fmt: str, provider: str) -> list[str]:
@@ -606,7 +614,13 @@ def answers_a_call(k: str, calls: Any, results: Any, provider: str) -> bool:
 
 #: Host profiles -> the provider whose pairing they share, for the independent checkers
 #: (DeepSeek's Responses endpoint wants outputs right after their calls, as chat does).
-HOSTED_ON = {"vertex": "gemini", "deepseek": "openai", "deepseek-responses": "openai"}
+HOSTED_ON = {
+    "vertex": "gemini",
+    "deepseek": "openai",
+    "deepseek-responses": "openai",
+    "moonshot": "openai",
+    "zhipu": "openai",
+}
 
 
 def chat_problems(

@@ -24,6 +24,7 @@ from ._repair import (
     validate_messages,
     with_repair,
 )
+from ._signatures import signature_models
 from ._trim import trim_messages
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "provider_for",
     "repair_messages",
     "repair_report",
+    "signature_models",
     "trim_messages",
     "validate_messages",
     "with_repair",

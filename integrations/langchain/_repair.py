@@ -15,10 +15,11 @@ from langchain_core.runnables import Runnable, RunnableLambda
 import toolpair
 from toolpair import Policy, Repaired, Violation
 from toolpair.integrations._base import Guard, Integration, OnRepair, Target
-from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
+from toolpair.integrations._hosts import CHAT_HOSTS, DEEPSEEK, at_deepseek, provider_at
 
 from .._langchain_messages import ProviderLike, as_messages, restore_removals, split_removals
 from ._codec import LangChainCodec
+from ._signatures import SigningCodec, signature_models
 
 __all__ = [
     "INTEGRATION",
@@ -74,7 +75,11 @@ def _host(inner: Any, names: list[str], provider: str, kwargs: dict[str, Any]) -
         base = getattr(inner, "api_base", None) if "ChatDeepSeek" in names else None
         base = base or getattr(inner, "openai_api_base", None)
         api = "openai-responses" if _uses_responses(inner, kwargs) else "openai"
-        return DEEPSEEK[api] if isinstance(base, str) and at_deepseek(base) else api
+        if isinstance(base, str) and at_deepseek(base):
+            return DEEPSEEK[api]
+        # Moonshot (Kimi) and Zhipu (GLM) serve Chat Completions with rules of their own.
+        host = provider_at(base, responses=False) if api == "openai" else None
+        return host if host in CHAT_HOSTS else api
     return provider
 
 
@@ -173,10 +178,12 @@ _INVALID_SENT: dict[tuple[str, str], bool] = {}
 def codec_for(model: ProviderLike) -> LangChainCodec:
     """The codec describing what ``model`` (a chat model or provider name) sends."""
     name = provider_for(model)
+    # For Gemini a call reads as carrying the signature its message keeps (G8).
+    kind = SigningCodec if name == "gemini" else LangChainCodec
     if model is None or isinstance(model, str):
-        return LangChainCodec(name)
+        return kind(name)
     inner, _ = _unwrap(model)
-    return LangChainCodec(
+    return kind(
         name,
         invalid_calls_sent=_sends_invalid_calls(inner),
         signs_first_call=_signs_first_call(inner),
@@ -215,20 +222,25 @@ def repair_report(
     *,
     model: str | None = None,
     policy: Policy | None = None,
+    signature_models: Mapping[str, str] | None = None,
     **overrides: Any,
 ) -> Repaired:
     """`toolpair.repair` over LangChain messages: ``.messages`` is a new list of
     ``BaseMessage`` in which every message repair did not touch is the input object.
-    ``model`` (a model id) defaults to the one ``provider``, a chat model, sends."""
+    ``model`` (a model id) defaults to the one ``provider``, a chat model, sends;
+    ``signature_models`` (``{thought signature: model that produced it}``) puts aside a
+    Gemini signature another model produced."""
     original = as_messages(messages)
     kept, removals = split_removals(original)
     codec = codec_for(provider)
+    extra = {"signature_models": signature_models} if signature_models else {}
     result = toolpair.repair(
         kept,
         codec.provider or "portable",
         model=model or model_for(provider),
         policy=_policy(policy, overrides),
         format=codec,
+        **extra,
     )
     result.messages = restore_removals(kept, list(result.messages), removals)
     return result
@@ -245,6 +257,10 @@ class LangChain(Integration):
 
     def codec(self, target: Target) -> LangChainCodec:
         return LangChainCodec(target.provider)
+
+    def signature_models(self, messages: Sequence[Any]) -> Mapping[str, str] | None:
+        # Each AIMessage names the model that answered (response_metadata["model_name"]).
+        return signature_models(messages)
 
     def repair(
         self,

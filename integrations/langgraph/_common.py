@@ -5,7 +5,7 @@ the host's rules differ) passed to the core."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -20,7 +20,13 @@ from toolpair.integrations._langchain_messages import (
     restore_removals,
     split_removals,
 )
-from toolpair.integrations.langchain import LangChainCodec, codec_for, model_for, provider_for
+from toolpair.integrations.langchain import (
+    LangChainCodec,
+    codec_for,
+    model_for,
+    provider_for,
+    signature_models,
+)
 
 __all__ = [
     "INTEGRATION",
@@ -172,19 +178,23 @@ def repair_list(
     *,
     model: str | None = None,
     policy: Policy | None = None,
+    signature_models: Mapping[str, str] | None = None,
 ) -> Repaired:
     """`toolpair.repair` over LangChain messages for ``provider`` (a name or a chat
     model), with the model id (given, or read off the chat model) passed to the core.
-    LangGraph ``RemoveMessage`` entries are set aside and put back."""
+    LangGraph ``RemoveMessage`` entries are set aside and put back. ``signature_models``
+    (``{thought signature: model}``) puts aside a Gemini signature of another model."""
     original = as_messages(list(messages))
     kept, removals = split_removals(original)
     codec_ = codec(provider)
+    extra = {"signature_models": signature_models} if signature_models else {}
     result = toolpair.repair(
         kept,
         rules_for(provider),
         model=_model(provider, model),
         policy=policy,
         format=codec_,
+        **extra,
     )
     result.messages = restore_removals(kept, list(result.messages), removals)
     return result
@@ -216,6 +226,10 @@ class LangGraph(Integration):
     def codec(self, target: Target) -> LangChainCodec:
         return codec(target.provider)
 
+    def signature_models(self, messages: Sequence[Any]) -> Mapping[str, str] | None:
+        # As LangChain's: each AIMessage names the model that answered.
+        return signature_models(messages)
+
     def repair(
         self,
         messages: Sequence[Any],
@@ -225,7 +239,13 @@ class LangGraph(Integration):
         source: ProviderLike = None,
         **options: Any,
     ) -> Repaired:
-        return repair_list(messages, source, model=target.model, policy=policy)
+        return repair_list(
+            messages,
+            source,
+            model=target.model,
+            policy=policy,
+            signature_models=options.get("signature_models"),
+        )
 
 
 INTEGRATION = LangGraph()

@@ -8,7 +8,7 @@ shapes pydantic-ai accepts.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic_ai import RunContext
@@ -20,6 +20,7 @@ from toolpair.integrations._base import Guard, Integration, OnRepair, Target
 
 from ._codec import PydanticAICodec
 from ._provider import PORTABLE, model_for, provider_for
+from ._signatures import SigningCodec, signature_models
 
 Processor = (
     Callable[[list[ModelMessage]], list[ModelMessage]]
@@ -35,7 +36,9 @@ _GEMINI = frozenset({"gemini", "vertex"})
 
 def codec_for(provider: str) -> PydanticAICodec:
     """The codec reading a history as pydantic-ai's model class for ``provider`` sends it."""
-    return PydanticAICodec(signs_first_call=provider in _GEMINI)
+    if provider in _GEMINI:
+        return SigningCodec(signs_first_call=True)
+    return PydanticAICodec()
 
 
 def validate(
@@ -52,16 +55,20 @@ def repair(
     *,
     model: str | None = None,
     policy: Policy | None = None,
+    signature_models: Mapping[str, str] | None = None,
 ) -> Repaired:
     """Repair a ``ModelMessage`` list for ``provider`` (and ``model``, a model id whose
-    family's rules apply); the input is left untouched.
+    family's rules apply); the input is left untouched. ``signature_models``
+    (``{call id: model that made it}``; `signature_models` reads them off the history)
+    puts aside a Gemini thought signature another model produced.
 
     Use it before ``agent.run(message_history=...)``, before `pydantic_ai.direct` calls,
     or anywhere a history is loaded. ``.messages`` is a new list in which every message
     repair did not touch is the very same object.
     """
+    extra = {"signature_models": signature_models} if signature_models else {}
     return toolpair.repair(
-        list(messages), provider, model=model, policy=policy, format=codec_for(provider)
+        list(messages), provider, model=model, policy=policy, format=codec_for(provider), **extra
     )
 
 
@@ -71,6 +78,7 @@ def repair_for_request(
     *,
     model: str | None = None,
     policy: Policy | None = None,
+    signature_models: Mapping[str, str] | None = None,
 ) -> Repaired:
     """`repair`, for a history about to be sent.
 
@@ -81,13 +89,18 @@ def repair_for_request(
     ``orphans="drop"`` those are kept as text instead, so the model still reads them.
     """
     policy = policy or Policy()
-    repaired = repair(messages, provider, model=model, policy=policy)
+    made_by = signature_models
+    repaired = repair(messages, provider, model=model, policy=policy, signature_models=made_by)
     last = len(messages) - 1
     if policy.orphans == "drop" and any(
         f.index == last and f.kind.startswith("orphan") for f in repaired.fixes
     ):
         repaired = repair(
-            messages, provider, model=model, policy=dataclasses.replace(policy, orphans="text")
+            messages,
+            provider,
+            model=model,
+            policy=dataclasses.replace(policy, orphans="text"),
+            signature_models=made_by,
         )
     return repaired
 
@@ -106,10 +119,20 @@ class PydanticAI(Integration):
     def codec(self, target: Target) -> PydanticAICodec:
         return codec_for(target.provider)
 
+    def signature_models(self, messages: Sequence[Any]) -> Mapping[str, str] | None:
+        # Each response names the model that produced it (ModelResponse.model_name).
+        return signature_models(messages)
+
     def repair(
         self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
     ) -> Repaired:
-        return repair_for_request(messages, target.provider, model=target.model, policy=policy)
+        return repair_for_request(
+            messages,
+            target.provider,
+            model=target.model,
+            policy=policy,
+            signature_models=options.get("signature_models"),
+        )
 
 
 INTEGRATION = PydanticAI()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
+from toolpair.integrations._hosts import CHAT_HOSTS, DEEPSEEK, at_deepseek, provider_at
 
 #: Matched by class name along the MRO, so the optional SDK behind each model class is
 #: never imported just to ask, and subclasses (OpenRouterModel is an OpenAIChatModel)
@@ -19,6 +19,9 @@ _BY_CLASS = {
     "GeminiModel": "gemini",
     "MistralModel": "mistral",
 }
+
+#: pydantic-ai's provider names for OpenAI-compatible hosts with rules of their own.
+_CHAT_HOST_NAMES = {"moonshotai": "moonshot", "zai": "zhipu"}
 
 #: The provider names pydantic-ai gives Google Cloud (Vertex AI): "google-vertex" on 1.x
 #: (and the old GeminiModel), "google-cloud" on 2.x.
@@ -49,6 +52,12 @@ def _host(model: Any, provider: str) -> str:
         base_url = _attr(model, "base_url")
         if system == "deepseek" or (isinstance(base_url, str) and at_deepseek(base_url)):
             return DEEPSEEK[provider]
+        if provider == "openai":
+            # Moonshot (Kimi) and Zhipu (GLM): by provider, or by base URL.
+            host = _CHAT_HOST_NAMES.get(system) if isinstance(system, str) else None
+            host = host or provider_at(base_url, responses=False)
+            if host in CHAT_HOSTS:
+                return host
     return provider
 
 

@@ -637,7 +637,10 @@ def test_portable_findings_are_one_line_each_with_their_providers(
     assert len(lines) == len(set(lines)), "a finding printed twice"
     assert all(": refused by " in line for line in lines)
     # one line names every provider that refuses the same call ids at the same message
-    assert any("refused by anthropic, openai, deepseek [missing_result]" in ln for ln in lines)
+    assert any(
+        "refused by anthropic, openai, deepseek, moonshot, zhipu [missing_result]" in ln
+        for ln in lines
+    )
     assert f"violations across providers, {len(lines)} findings (langchain format" in out
     _, out, _ = _main(capsys, "check", path, "--json")
     items = json.loads(out)

@@ -20,6 +20,7 @@ from .wire import (
     GM,
     GU,
     OA,
+    OS,
     OT,
     OU,
     RA,
@@ -406,6 +407,30 @@ CASES += [
         "messages.1.content.1: unexpected `tool_use_id` found in `web_search_tool_result` "
         "blocks: srvtoolu_9. Each `web_search_tool_result` block must have a corresponding "
         "`server_tool_use` block before it.",
+    ),
+]
+
+# --- Moonshot (Kimi): thinking's reasoning_content on every tool-call message ---------
+KIMI_CALL = "functions.weather:0"
+CASES += [
+    Case(
+        "K1 Kimi K2.6: thinking on by default, reasoning_content passed back",
+        "moonshot",
+        {"model": "kimi-k2.6", "messages": [OS(), OU("q"), OA(call(KIMI_CALL)), OT(KIMI_CALL)]},
+        {
+            "model": "kimi-k2.6",
+            "messages": [
+                OS(),
+                OU("q"),
+                {**OA(call(KIMI_CALL)), "reasoning_content": "hm"},
+                OT(KIMI_CALL),
+            ],
+        },
+        "moonshot.missing_reasoning_content",
+        2,
+        (KIMI_CALL,),
+        "thinking is enabled but reasoning_content is missing in assistant tool call message at "
+        "index 2",
     ),
 ]
 

@@ -44,6 +44,8 @@ MODELS: dict[str, tuple[str, ...]] = {
     "mistral": ("mistral-large-latest", "magistral-medium-latest"),
     "deepseek": ("deepseek-chat", "deepseek-v4", "deepseek-reasoner"),
     "deepseek-responses": ("deepseek-v4-flash", "x-1"),
+    "moonshot": ("kimi-k2.6", "kimi-k2-0905-preview", "x-1"),
+    "zhipu": ("glm-5.2", "glm-4.5-air", "x-1"),
 }
 
 

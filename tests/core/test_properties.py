@@ -96,6 +96,7 @@ FAMILY_CHECKERS = {
     "vertex-ids": ("vertex", "gemini-2.5-flash"),
     "bedrock-claude": ("bedrock", "anthropic.claude-3-5-haiku-20241022-v1:0"),
     "bedrock-claude4": ("bedrock", "us.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    "moonshot-thinking": ("moonshot", "kimi-k2.6"),
 }
 
 

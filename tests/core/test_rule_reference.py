@@ -25,13 +25,26 @@ from toolpair.providers import (
     gemini,
     get_profile,
     mistral,
+    moonshot,
     openai,
     responses,
     vertex,
+    zhipu,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-MODULES = (anthropic, bedrock, openai, responses, gemini, vertex, mistral, deepseek)
+MODULES = (
+    anthropic,
+    bedrock,
+    openai,
+    responses,
+    gemini,
+    vertex,
+    mistral,
+    deepseek,
+    moonshot,
+    zhipu,
+)
 
 
 def _pattern(rule: rules.Rule) -> re.Pattern[str]:

@@ -1157,6 +1157,137 @@ CASES = [
     ),
 ]
 
+# --- Anthropic API version 2026-10-21 (a header: passed as api_version) ---------------
+V2026 = {"api_version": "2026-10-21"}
+PDF = {"type": "document", "source": {"type": "url", "url": "https://example.com/a.pdf"}}
+NOTE = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "n"}}
+CITED = {
+    "type": "text",
+    "text": "as the notes say",
+    "citations": [
+        {
+            "type": "char_location",
+            "cited_text": "n",
+            "document_index": 0,
+            "start_char_index": 0,
+            "end_char_index": 1,
+        }
+    ],
+}
+CASES += [
+    Case(
+        "A13 API 2026-10-21: a document in an assistant turn",
+        "anthropic",
+        [U("q"), A(txt("here"), NOTE), U("thanks")],
+        [U(txt("q"), NOTE), A(txt("here")), U("thanks")],
+        "anthropic.document_in_assistant",
+        1,
+        (),
+        "messages.1.content.1: `document` blocks are not allowed in `assistant` messages",
+        "messages.1.content.1",
+        V2026,
+    ),
+    Case(
+        "A14 API 2026-10-21: citations in a user text",
+        "anthropic",
+        [U(CITED), A(txt("ok")), U("more")],
+        [U(txt("as the notes say")), A(txt("ok")), U("more")],
+        "anthropic.citations_in_user_text",
+        0,
+        (),
+        "messages.0.content.0.citations: `citations` are not allowed in `user` messages",
+        "messages.0.content.0.citations",
+        V2026,
+    ),
+]
+
+# --- Zhipu (GLM): OpenAI's pairing, each answered with code 1214 ----------------------
+Z1214 = "The messages parameter is illegal. Please check the documentation."
+CASES += [
+    Case(
+        "Z1 O1",
+        "zhipu",
+        [OU("q"), OA(call("call_1"), call("call_2")), OT("call_1"), OU("next")],
+        [OU("q"), OA(call("call_1"), call("call_2")), OT("call_1"), OT("call_2"), OU("n")],
+        "zhipu.missing_result",
+        1,
+        ("call_2",),
+        Z1214,
+        "messages",
+    ),
+    Case(
+        "Z1 O1 repeated id",
+        "zhipu",
+        [OU("q"), OA(call("call_1"), call("call_1")), OT("call_1")],
+        [OU("q"), OA(call("call_1"), call("call_2")), OT("call_1"), OT("call_2")],
+        "zhipu.repeated_call_id",
+        1,
+        ("call_1",),
+        Z1214,
+    ),
+    Case(
+        "Z1 O2",
+        "zhipu",
+        [OU("q"), OA(content="hi"), OT("call_1")],
+        [OU("q"), OA(content="hi"), OU("more")],
+        "zhipu.unexpected_tool_message",
+        2,
+        ("call_1",),
+        Z1214,
+    ),
+    Case(
+        "Z1 O2 no id",
+        "zhipu",
+        [OU("q"), OA(call("call_1")), {"role": "tool", "content": "sunny"}],
+        [OU("q"), OA(call("call_1")), OT("call_1")],
+        "zhipu.result_without_id",
+        2,
+        (),
+        Z1214,
+    ),
+    Case(
+        "Z1 O3",
+        "zhipu",
+        [OU("q"), OA(call("call_1")), OT("call_1"), OT("call_9")],
+        [OU("q"), OA(call("call_1")), OT("call_1")],
+        "zhipu.unknown_tool_call_id",
+        3,
+        ("call_9",),
+        Z1214,
+    ),
+    Case(
+        "Z1 O4",
+        "zhipu",
+        [OU("q"), OA(call("call_1")), OT("call_1"), OT("call_1")],
+        [OU("q"), OA(call("call_1")), OT("call_1")],
+        "zhipu.duplicate_result",
+        3,
+        ("call_1",),
+        Z1214,
+    ),
+    Case(
+        "Z1 O5 empty id",
+        "zhipu",
+        [OU("q"), OA(call("")), OT("")],
+        [OU("q"), OA(call("c1")), OT("c1")],
+        "zhipu.empty_id",
+        1,
+        ("",),
+        Z1214,
+    ),
+    Case(
+        "Z2 no user message",
+        "zhipu",
+        [OS(), OA(call("call_1")), OT("call_1")],
+        [OS(), OU("q"), OA(call("call_1")), OT("call_1")],
+        "zhipu.no_user_message",
+        0,
+        (),
+        Z1214,
+        "messages",
+    ),
+]
+
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c.provider}:{c.rule}")
 def test_rejected(case: Case) -> None:

@@ -343,7 +343,9 @@ def test_repaired_native_history_is_accepted_by_anthropic(history: list[BaseMess
 
 def test_middleware_passes_the_model_id() -> None:
     """The middleware's ``model`` reaches the core: Gemini 3 asks a current-turn call
-    for a thought signature this history does not keep, Gemini 2.5 does not."""
+    for a thought signature this history does not keep, Gemini 2.5 does not. The call
+    gets Google's bypass value where the message keeps its signatures, as both Google
+    chat models send them."""
     pytest.importorskip("langchain.agents.middleware", reason="create_agent needs langchain 1.x")
     from langchain.agents import create_agent
     from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
@@ -358,6 +360,8 @@ def test_middleware_passes_the_model_id() -> None:
         create_agent(fake, tools=[], middleware=[middleware]).invoke({"messages": history})
         fixes[model] = [f.detail.split("]")[0] for f in middleware.last_fixes]
     assert fixes == {
-        "gemini-3-pro-preview": ["[gemini.missing_thought_signature"],
+        "gemini-3-pro-preview": [
+            "the call never had a thought signature; the documented bypass value stands in"
+        ],
         "gemini-2.5-flash": [],
     }
