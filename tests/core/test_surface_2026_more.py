@@ -10,8 +10,8 @@ import json
 from typing import Any
 
 import pytest
-from test_rules import CITED, NOTE, PDF, V2026
-from wire import OA, OS, OT, OU, A, U, call, tu, txt
+from .test_rules import CITED, NOTE, PDF, V2026
+from .wire import OA, OS, OT, OU, A, U, call, tu, txt
 
 import toolpair
 from toolpair._model import Context

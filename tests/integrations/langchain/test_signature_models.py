@@ -13,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
-from lc_wire import human, tool
+from .wire import human, tool
 
 import toolpair
 from toolpair.integrations.langchain import repair_messages

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from google import genai
 from google.genai import types
-from pai_histories import T0, agent_with_processor
+from .history import T0, agent_with_processor
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
