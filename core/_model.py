@@ -112,7 +112,8 @@ class Context:
 
 #: One block of a skeleton: its kind, its call or result id, and the one fact the rules
 #: read of it: a text's text, a call's tool name, an image's subtype, for a result
-#: whether it is an error with no content. A block the no-op checkers do not model
+#: whether it is an error with no content, for thinking whether it is signed (or needs
+#: no signature). A block the no-op checkers do not model
 #: (server tools, toolsets, Responses item ids, a result with no id...) is ``other``.
 Bone = tuple[str, "str | None", Any]
 #: A history reduced to what pairing reads (`Codec.skeleton`): per message its role and
@@ -200,6 +201,9 @@ class Codec:
     #: Whether ``thinking_in`` reads thinking off a native message (the pieces' H4 scan
     #: over the whole history); otherwise a piece with thinking takes the full path.
     reads_thinking: ClassVar[bool] = False
+    #: The checker names whose fragments may be repaired in pieces, where not every one
+    #: it knows (None: all of them).
+    pieces: ClassVar[frozenset[str] | None] = None
 
     def certainly_valid(
         self, messages: Sequence[Any], checker: str, ctx: Context, frag: Frag | None = None

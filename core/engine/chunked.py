@@ -63,6 +63,7 @@ def repair(
         not codec.splits
         or not profile.fast_path
         or not knows(codec, checker)
+        or (codec.pieces is not None and checker not in codec.pieces)
         or len(raw) < MIN_MESSAGES
         or policy.trailing == "keep"
         or policy.bound_thinking == "strip"

@@ -25,7 +25,7 @@ from typing import Any
 from toolpair._model import Bone, Context, Frag, Message, Skeleton
 from toolpair.formats import anthropic_ids_ok
 
-__all__ = ["CHECKERS", "check", "from_view"]
+__all__ = ["CHECKERS", "Bone", "Skeleton", "check", "from_view"]
 
 #: ``(skeleton, ctx, frag) -> True`` (certainly valid) or None (the full path).
 SkeletonChecker = Callable[[Skeleton, Context, "Frag | None"], "bool | None"]
@@ -72,10 +72,18 @@ def from_view(messages: Sequence[Message]) -> Skeleton:
                     bones.append(("result", b.id, b.is_error and b.empty))
             elif k == "image":
                 bones.append(("image", None, b.sub))
+            elif k == "thinking":
+                # Whether it carries the signature an Anthropic thinking block needs.
+                bones.append(("thinking", None, b.sub != "thinking" or _signed(native)))
             else:
                 bones.append((k, None, None))
         out.append((m.role, bones))
     return out
+
+
+def _signed(native: Any) -> bool:
+    sig = native.get("signature") if isinstance(native, dict) else None
+    return isinstance(sig, str) and bool(sig)
 
 
 def _bad_bedrock_json(native: Any) -> bool:
@@ -90,7 +98,7 @@ def _bad_bedrock_json(native: Any) -> bool:
 
 
 def _canonical(
-    sk: Skeleton, ctx: Context, frag: Frag | None, thinking_ok: bool
+    sk: Skeleton, ctx: Context, frag: Frag | None, thinking_ok: bool, lenient: bool = False
 ) -> tuple[list[str], bool] | None:
     """The call ids of a history in the canonical shape, and whether it holds thinking;
     None where it is not in that shape.
@@ -101,8 +109,11 @@ def _canonical(
     right after them come exactly their results, each id once, before anything else on
     the user side (``tool`` messages holding one result each, or results leading a user
     message); no other result anywhere; call ids unique, non-empty strings; no block
-    kind beyond text, image, call and result (and thinking where ``thinking_ok``)."""
+    kind beyond text, image, call and result (and thinking where ``thinking_ok``).
+    ``lenient`` (OpenAI Chat, whose rules read neither): an id may come back in a later
+    turn, and an error result may be empty (not in a piece: see `Whole`)."""
     piece = frag is not None
+    once = piece or not lenient
     items = ctx.shape == "items"
     ids: list[str] = []
     seen: set[str] = set()
@@ -130,6 +141,8 @@ def _canonical(
                 return None  # calls not answered right after their message
             if run < 0:
                 run = len(ids)
+                if not once:
+                    seen = set()
             for kind, i, _ in bones:
                 if kind == "call":
                     if type(i) is not str or not i or i in seen:
@@ -161,7 +174,8 @@ def _canonical(
                 if extra:
                     if piece:
                         raise Whole
-                    return None
+                    if not lenient:
+                        return None
             elif due or tool:
                 return None
             elif kind != "text" and kind != "image":
@@ -212,7 +226,8 @@ def _turns(sk: Skeleton, shape: str) -> list[tuple[str, list[Bone]]]:
 
 
 def _anthropic(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
-    if ctx.thinking or ctx.tools is not None or not anthropic_ids_ok(ids):
+    # With thinking on or off, rules read where thinking sits: the full path's.
+    if ctx.thinking is not None or ctx.tools is not None or not anthropic_ids_ok(ids):
         return False
     if not _texts_solid(sk):
         return False
@@ -222,6 +237,8 @@ def _anthropic(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) ->
         for kind, _, extra in bones:
             if kind == "call" and extra is not None and (type(extra) is not str or len(extra) > 200):
                 return False
+            if kind == "thinking" and not extra:
+                return False  # a thinking block without its signature
     if frag is None or frag.last:
         # The final assistant turn may not end in trailing whitespace (A8).
         for role, bones in reversed(sk):
@@ -336,9 +353,9 @@ def _bedrock_family(
 _Extra = Callable[[Skeleton, Context, "Frag | None", list[str]], bool]
 
 
-def _family(extra: _Extra, thinking_ok: bool = False) -> SkeletonChecker:
+def _family(extra: _Extra, thinking_ok: bool = False, lenient: bool = False) -> SkeletonChecker:
     def checker(sk: Skeleton, ctx: Context, frag: Frag | None = None) -> bool | None:
-        got = _canonical(sk, ctx, frag, thinking_ok)
+        got = _canonical(sk, ctx, frag, thinking_ok, lenient)
         if got is None or not extra(sk, ctx, frag, got[0]):
             return None
         return _accept(frag, *got)
@@ -380,8 +397,8 @@ def _portable(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> 
 
 #: The checkers by `Profile.checker`: one per rule family, with its hosts' variants.
 CHECKERS: dict[str, SkeletonChecker] = {
-    "anthropic": _family(_anthropic),
-    "openai": _family(_openai, thinking_ok=True),
+    "anthropic": _family(_anthropic, thinking_ok=True),
+    "openai": _family(_openai, thinking_ok=True, lenient=True),
     "mistral": _family(_mistral),
     "openai-responses": _family(_responses),
     # Outputs right after the group of calls they answer: the canonical shape already.
