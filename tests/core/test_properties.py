@@ -326,3 +326,32 @@ def test_every_profile_with_a_fast_path_has_a_skeleton_checker() -> None:
         profile = get_profile(provider)
         if profile.fast_path:
             assert profile.checker in skeleton.CHECKERS, (provider, profile.checker)
+
+
+@FUZZ
+@given(
+    case=defective(),
+    fmt=st.sampled_from(["gemini", "bedrock"]),
+    repaired=st.booleans(),
+    flags=st.tuples(st.booleans(), st.booleans()),
+)
+def test_the_plain_loops_agree_with_the_general_ones(
+    case: Any, fmt: str, repaired: bool, flags: tuple[bool, bool]
+) -> None:
+    # The Gemini and Bedrock checkers try a shorter loop over the common shapes first:
+    # where it says valid, the general loop says so too.
+    history = render(case[0], fmt, True)
+    provider = "gemini" if fmt == "gemini" else "bedrock"
+    if repaired:
+        history = toolpair.repair(history, provider, format=fmt).messages
+    ctx = parse(history, provider, fmt, {}).ctx
+    a, b = flags
+    if fmt == "gemini":
+        if fast._gemini_plain(history, b):
+            assert fast._gemini_loop(history, None, a, b) is True
+    else:
+        plain = fast._bedrock_plain(history, a)
+        if plain is not None:
+            assert fast._bedrock_loop(history, ctx, None, a, b) is not None or not (
+                fast.anthropic_ids_ok(plain) and (not plain or max(map(len, plain)) <= 64)
+            )
