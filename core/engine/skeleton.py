@@ -6,7 +6,7 @@ A skeleton holds what pairing reads of each message (its role, its blocks' kinds
 and result ids, a text's text, a call's name, an error result with nothing in it). Each
 checker returns True only where the full rules of every profile that names it
 (`Profile.checker`) would find nothing in what the codec decodes, and None otherwise:
-it accepts one canonical shape (system messages only first; each group of calls
+it accepts one canonical shape (no system message inside a pair; each group of calls
 answered by exactly its results right after it, results first; nothing a rule reads
 context for) and gives up on anything else, which the full path then judges.
 tests/core/test_properties.py holds every checker to that over every wire format and
@@ -98,12 +98,17 @@ def _bad_bedrock_json(native: Any) -> bool:
 
 
 def _canonical(
-    sk: Skeleton, ctx: Context, frag: Frag | None, thinking_ok: bool, lenient: bool = False
+    sk: Skeleton,
+    ctx: Context,
+    frag: Frag | None,
+    thinking_ok: bool,
+    lenient: bool = False,
+    flags_empty: bool = False,
 ) -> tuple[list[str], bool] | None:
     """The call ids of a history in the canonical shape, and whether it holds thinking;
     None where it is not in that shape.
 
-    The shape: no empty message; system messages only at the very start; an assistant
+    The shape: no empty message; no system message between calls and their results; an assistant
     message's calls come after its other blocks, and nothing but a user-side message
     follows a message with calls (Responses items: further calls may, one per item);
     right after them come exactly their results, each id once, before anything else on
@@ -119,7 +124,6 @@ def _canonical(
     seen: set[str] = set()
     due: set[str] = set()
     run = -1  # where the current assistant run's calls start in ``ids`` (-1: none yet)
-    started = frag is not None and not frag.first
     thought = False
     for role, bones in sk:
         if not bones:
@@ -127,12 +131,13 @@ def _canonical(
                 raise Whole
             return None
         if role == "system":
-            if started:
+            if due or (run >= 0 and len(ids) > run):
+                # Between calls and their results: valid where the system prompt is
+                # lifted out, but the full path moves it (see `Whole`).
                 if piece:
                     raise Whole
                 return None
             continue
-        started = True
         if role == "assistant":
             if due:
                 return None
@@ -172,10 +177,13 @@ def _canonical(
                     return None
                 due.discard(i)
                 if extra:
+                    # An error result with no content: where the family's rules report
+                    # it, its piece is repaired like the whole; where they do not, the
+                    # full path still fills it in.
+                    if flags_empty or not (lenient or piece):
+                        return None
                     if piece:
                         raise Whole
-                    if not lenient:
-                        return None
             elif due or tool:
                 return None
             elif kind != "text" and kind != "image":
@@ -262,7 +270,11 @@ def _mistral(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> b
         if len(i) != 9 or not i.isascii() or not i.isalnum():
             return False
     after_results = False
+    prev = "system"
     for role, bones in sk:
+        if role == "system" and prev not in ("system", "user"):
+            return False  # M4: a system message after an assistant or tool one
+        prev = "tool" if role == "tool" or any(k == "result" for k, _, _ in bones) else role
         results = sum(1 for kind, _, _ in bones if kind == "result")
         if results and results != len(bones):
             return False  # a tool turn then a user turn in the chat view (M4)
@@ -353,9 +365,11 @@ def _bedrock_family(
 _Extra = Callable[[Skeleton, Context, "Frag | None", list[str]], bool]
 
 
-def _family(extra: _Extra, thinking_ok: bool = False, lenient: bool = False) -> SkeletonChecker:
+def _family(
+    extra: _Extra, thinking_ok: bool = False, lenient: bool = False, flags_empty: bool = False
+) -> SkeletonChecker:
     def checker(sk: Skeleton, ctx: Context, frag: Frag | None = None) -> bool | None:
-        got = _canonical(sk, ctx, frag, thinking_ok, lenient)
+        got = _canonical(sk, ctx, frag, thinking_ok, lenient, flags_empty)
         if got is None or not extra(sk, ctx, frag, got[0]):
             return None
         return _accept(frag, *got)
@@ -387,6 +401,17 @@ def _bedrock_claude4(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[st
     return _bedrock_family(sk, ctx, frag, ids, False, True)
 
 
+_anthropic_family = _family(_anthropic, thinking_ok=True, flags_empty=True)
+
+
+def _anthropic_checker(sk: Skeleton, ctx: Context, frag: Frag | None = None) -> bool | None:
+    # A framework's system messages go to the top-level system prompt, wherever they
+    # sit: Anthropic's turns leave them out. (A piece keeps them: see `Whole`.)
+    if frag is None and ctx.format != "anthropic":
+        sk = [m for m in sk if m[0] != "system"]
+    return _anthropic_family(sk, ctx, frag)
+
+
 #: The portable profile's rules are every API's at once: so is its checker.
 _PORTABLE: tuple[_Extra, ...] = (_anthropic, _openai, _mistral, _responses, _vertex, _bedrock)
 
@@ -397,7 +422,7 @@ def _portable(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> 
 
 #: The checkers by `Profile.checker`: one per rule family, with its hosts' variants.
 CHECKERS: dict[str, SkeletonChecker] = {
-    "anthropic": _family(_anthropic, thinking_ok=True),
+    "anthropic": _anthropic_checker,
     "openai": _family(_openai, thinking_ok=True, lenient=True),
     "mistral": _family(_mistral),
     "openai-responses": _family(_responses),
@@ -406,10 +431,10 @@ CHECKERS: dict[str, SkeletonChecker] = {
     "gemini": _family(_gemini),
     "vertex": _family(_vertex),
     "vertex-ids": _family(_vertex_ids),
-    "bedrock": _family(_bedrock),
-    "bedrock-claude": _family(_bedrock_claude),
-    "bedrock-claude4": _family(_bedrock_claude4),
-    "portable": _family(_portable),
+    "bedrock": _family(_bedrock, flags_empty=True),
+    "bedrock-claude": _family(_bedrock_claude, flags_empty=True),
+    "bedrock-claude4": _family(_bedrock_claude4, flags_empty=True),
+    "portable": _family(_portable, flags_empty=True),
 }
 
 
