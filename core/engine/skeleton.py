@@ -59,7 +59,7 @@ def from_view(messages: Sequence[Message]) -> Skeleton:
                     b.id is None
                     or b.missing_id
                     or b.toolset is not None
-                    or b.item_id is not None
+                    or (k == "result" and b.item_id is not None)
                     or b.sub == "program"
                     or (isinstance(native, dict) and "caller" in native)
                     or (k == "result" and _bad_bedrock_json(native))
@@ -67,7 +67,9 @@ def from_view(messages: Sequence[Message]) -> Skeleton:
                 if odd:
                     bones.append(("other", None, None))
                 elif k == "call":
-                    bones.append(("call", b.id, b.name))
+                    # A secondary id (a Responses item id, a Gemini thought signature)
+                    # is read by those families' rules only.
+                    bones.append(("item_call" if b.item_id is not None else "call", b.id, b.name))
                 else:
                     bones.append(("result", b.id, b.is_error and b.empty))
             elif k == "image":
@@ -104,6 +106,7 @@ def _canonical(
     thinking_ok: bool,
     lenient: bool = False,
     flags_empty: bool = False,
+    item_calls_ok: bool = False,
 ) -> tuple[list[str], bool] | None:
     """The call ids of a history in the canonical shape, and whether it holds thinking;
     None where it is not in that shape.
@@ -116,7 +119,9 @@ def _canonical(
     message); no other result anywhere; call ids unique, non-empty strings; no block
     kind beyond text, image, call and result (and thinking where ``thinking_ok``).
     ``lenient`` (OpenAI Chat, whose rules read neither): an id may come back in a later
-    turn, and an error result may be empty (not in a piece: see `Whole`)."""
+    turn, and an error result may be empty (not in a piece: see `Whole`).
+    ``item_calls_ok`` (OpenAI Chat and Mistral): calls may carry a secondary id, and
+    Responses reasoning items sit among the assistant's, as neither family reads them."""
     piece = frag is not None
     once = piece or not lenient
     items = ctx.shape == "items"
@@ -149,7 +154,9 @@ def _canonical(
                 if not once:
                     seen = set()
             for kind, i, _ in bones:
-                if kind == "call":
+                if kind == "call" or kind == "item_call":
+                    if kind == "item_call" and not item_calls_ok:
+                        return None
                     if type(i) is not str or not i or i in seen:
                         return None
                     seen.add(i)
@@ -161,6 +168,9 @@ def _canonical(
                     if not thinking_ok:
                         return None
                     thought = True
+                elif kind == "reasoning":
+                    if not item_calls_ok:
+                        return None  # a Responses reasoning item: OpenAI Chat's rules skip it
                 elif kind != "text" and kind != "image":
                     return None
             continue
@@ -366,10 +376,14 @@ _Extra = Callable[[Skeleton, Context, "Frag | None", list[str]], bool]
 
 
 def _family(
-    extra: _Extra, thinking_ok: bool = False, lenient: bool = False, flags_empty: bool = False
+    extra: _Extra,
+    thinking_ok: bool = False,
+    lenient: bool = False,
+    flags_empty: bool = False,
+    item_calls_ok: bool = False,
 ) -> SkeletonChecker:
     def checker(sk: Skeleton, ctx: Context, frag: Frag | None = None) -> bool | None:
-        got = _canonical(sk, ctx, frag, thinking_ok, lenient, flags_empty)
+        got = _canonical(sk, ctx, frag, thinking_ok, lenient, flags_empty, item_calls_ok)
         if got is None or not extra(sk, ctx, frag, got[0]):
             return None
         return _accept(frag, *got)
@@ -423,8 +437,8 @@ def _portable(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> 
 #: The checkers by `Profile.checker`: one per rule family, with its hosts' variants.
 CHECKERS: dict[str, SkeletonChecker] = {
     "anthropic": _anthropic_checker,
-    "openai": _family(_openai, thinking_ok=True, lenient=True),
-    "mistral": _family(_mistral),
+    "openai": _family(_openai, thinking_ok=True, lenient=True, item_calls_ok=True),
+    "mistral": _family(_mistral, item_calls_ok=True),
     "openai-responses": _family(_responses),
     # Outputs right after the group of calls they answer: the canonical shape already.
     "deepseek-responses": _family(_responses),

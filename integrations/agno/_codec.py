@@ -225,12 +225,11 @@ class AgnoCodec(Codec):
                     i = tc.get("id") if type(tc) is dict else None
                     if type(i) is not str or not i or "call_id" in tc:
                         return None  # a Responses call_id: results may name it instead
-                    if gemini and tc.get("thought_signature"):
-                        bones.append(_OTHER)
-                        continue
                     fn = tc.get("function")
                     name = fn.get("name") if isinstance(fn, Mapping) else None
-                    bones.append(("call", i, name if isinstance(name, str) else None))
+                    # A thought signature is the call's secondary id (`_secondary`).
+                    kind = "item_call" if gemini and tc.get("thought_signature") else "call"
+                    bones.append((kind, i, name if isinstance(name, str) else None))
             if not bones and role == "assistant" and self._empty_items:
                 return None
             add((role, bones))

@@ -249,7 +249,7 @@ class LlamaIndexCodec(Codec):
                 if isinstance(signatures, list | tuple):
                     for k, bone in enumerate(bones[: len(signatures)]):
                         if bone[0] == "call" and signatures[k]:
-                            bones[k] = _OTHER
+                            bones[k] = ("item_call", bone[1], bone[2])
             legacy = kwargs.get("tool_calls")
             if role == "assistant" and legacy and not calls:
                 if type(legacy) is not list:
@@ -260,10 +260,11 @@ class LlamaIndexCodec(Codec):
                     fn = entry.get("function")
                     name = fn.get("name") if isinstance(fn, Mapping) else entry.get("name")
                     cid = entry.get("id")
-                    if not isinstance(cid, str) or (gemini and entry.get("thought_signature")):
+                    if not isinstance(cid, str):
                         bones.append(_OTHER)
                     else:
-                        bones.append(("call", cid, name if isinstance(name, str) else None))
+                        kind = "item_call" if gemini and entry.get("thought_signature") else "call"
+                        bones.append((kind, cid, name if isinstance(name, str) else None))
             add((role, bones))
         return out
 
