@@ -134,7 +134,8 @@ def _canonical(
         if not bones:
             if piece:
                 raise Whole
-            return None
+            if not lenient:
+                return None  # an empty message (Gemini G6, Mistral, Anthropic)
         if role == "system":
             if due or (run >= 0 and len(ids) > run):
                 # Between calls and their results: valid where the system prompt is
