@@ -20,10 +20,10 @@ from typing import Any
 
 from toolpair._model import Codec, Context
 from toolpair._model import Frag as Frag
+from toolpair.engine import skeleton
 from toolpair.formats import Checker as Checker
 from toolpair.formats import anthropic_ids_ok as anthropic_ids_ok
 from toolpair.formats import blank as blank
-from toolpair.engine import skeleton
 
 #: What a checker may raise on input it cannot read: the full path names what is wrong.
 MALFORMED = (KeyError, TypeError, AttributeError, IndexError, ValueError)

@@ -43,6 +43,10 @@ class Whole(ValueError):
     takes a ValueError as "the full path"."""
 
 
+#: A block the skeleton checkers do not model.
+_OTHER: Bone = ("other", None, None)
+
+
 def from_view(messages: Sequence[Message]) -> Skeleton:
     """The skeleton of a decoded history: what a codec's ``skeleton`` must give for the
     native messages ``messages`` were decoded from."""
@@ -53,7 +57,9 @@ def from_view(messages: Sequence[Message]) -> Skeleton:
             k = b.kind
             native = b.native
             if k == "text":
-                bones.append(("text", None, b.text) if b.text is not None else ("other", None, None))
+                bones.append(
+                    ("text", None, b.text) if b.text is not None else ("other", None, None)
+                )
             elif k == "call" or k == "result":
                 odd = (
                     b.id is None
@@ -65,7 +71,7 @@ def from_view(messages: Sequence[Message]) -> Skeleton:
                     or (k == "result" and _bad_bedrock_json(native))
                 )
                 if odd:
-                    bones.append(("other", None, None))
+                    bones.append(_OTHER)
                 elif k == "call":
                     # A secondary id (a Responses item id, a Gemini thought signature)
                     # is read by those families' rules only.
@@ -195,9 +201,7 @@ def _canonical(
                         return None
                     if piece:
                         raise Whole
-            elif due or tool:
-                return None
-            elif kind != "text" and kind != "image":
+            elif due or tool or (kind != "text" and kind != "image"):
                 return None
     if due or (run >= 0 and len(ids) > run):
         return None
@@ -254,7 +258,11 @@ def _anthropic(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) ->
         if role == "system" and ctx.format == "anthropic":
             return False  # the wire format sends system messages inside ``messages``
         for kind, _, extra in bones:
-            if kind == "call" and extra is not None and (type(extra) is not str or len(extra) > 200):
+            if (
+                kind == "call"
+                and extra is not None
+                and (type(extra) is not str or len(extra) > 200)
+            ):
                 return False
             if kind == "thinking" and not extra:
                 return False  # a thinking block without its signature

@@ -168,8 +168,10 @@ class ResponsesCodec(WireCodec):
                 rid = item.get(key)
                 if rid is not None and not isinstance(rid, str):
                     return None
-                odd = rid is None or "caller" in item or (
-                    key != "id" and isinstance(item.get("id"), str)
+                odd = (
+                    rid is None
+                    or "caller" in item
+                    or (key != "id" and isinstance(item.get("id"), str))
                 )
                 add(("tool", [_OTHER if odd else ("result", rid, False)]))
             elif t == "reasoning":

@@ -19,7 +19,6 @@ from agno.models.message import Message as AgnoMessage
 from toolpair import Block, Codec, InvalidHistory, Message
 from toolpair.engine.skeleton import Bone, Skeleton
 from toolpair.formats import ORPHAN_TEXT, content_is_empty, stringify
-from toolpair.providers import Context
 
 Role = Literal["system", "user", "assistant", "tool"]
 

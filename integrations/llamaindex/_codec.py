@@ -78,7 +78,7 @@ def _anthropic_misses(messages: Sequence[Any]) -> bool:
         legacy = (msg.additional_kwargs or {}).get("tool_calls")
         if not calls and isinstance(legacy, list | tuple) and legacy:
             for e in legacy:
-                if not isinstance(e, Mapping) or not _ANTHROPIC_LEGACY_KEYS <= e.keys():
+                if not isinstance(e, Mapping) or not e.keys() >= _ANTHROPIC_LEGACY_KEYS:
                     return True
     return False
 

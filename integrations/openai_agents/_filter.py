@@ -30,7 +30,6 @@ from agents.run import CallModelData, ModelInputData, RunConfig, Runner
 
 import toolpair
 from toolpair import Codec, Policy, Repaired, _api
-
 from toolpair.formats.responses import CALL_TYPES, OUTPUT_TYPES, ResponsesCodec
 from toolpair.integrations._base import Guard, Integration, OnRepair, Target, status_of
 

@@ -12,7 +12,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -250,7 +250,7 @@ class SkeletonOnly:
 
         class Codec(base):  # type: ignore[valid-type,misc]
             name = f"{fmt}-skeleton"
-            checks: dict[str, Any] = {}
+            checks: ClassVar[dict[str, Any]] = {}
 
             def skeleton(self, messages: Any) -> Any:
                 return skeleton.from_view(self.decode(messages))

@@ -20,10 +20,10 @@ from agno.media import Image
 from agno.models.message import Message
 
 import toolpair
+from toolpair import InvalidHistory
 from toolpair._api import parse
 from toolpair.engine import skeleton
 from toolpair.engine.fast import certainly_valid, check
-from toolpair import InvalidHistory
 from toolpair.integrations.agno import AgnoCodec, repair_messages
 
 sys.path.append(str(Path(__file__).parents[3] / "bench"))

@@ -257,9 +257,7 @@ def test_trailing_whitespace_is_the_last_fragments_rule_only() -> None:
     codec = AgnoCodec()
     frag = [_say("assistant", "done  "), _say("user", "ok"), _say("assistant", "so  ")]
     assert check(codec, "anthropic", frag, _ctx()) is None
-    assert (
-        check(codec, "anthropic", frag, _ctx(), Frag(False, True, "user", set())) is None
-    )
+    assert check(codec, "anthropic", frag, _ctx(), Frag(False, True, "user", set())) is None
     inner = Frag(False, False, "user", set())
     assert check(codec, "anthropic", frag, _ctx(), inner) is True
 

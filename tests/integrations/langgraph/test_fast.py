@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 import toolpair
-from toolpair.integrations.langchain import LangChainCodec
 from toolpair.engine.fast import certainly_valid
+from toolpair.integrations.langchain import LangChainCodec
 from toolpair.integrations.langgraph._common import codec
 from toolpair.providers import Context
 

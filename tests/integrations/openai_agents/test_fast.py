@@ -21,6 +21,7 @@ def chat_items_valid(items: list[dict]) -> bool:
     ctx = Context(shape=CHAT_CODEC.shape, format=CHAT_CODEC.name)
     return check(CHAT_CODEC, "openai", items, ctx) is True
 
+
 IDS = st.sampled_from(["a", "b", "c", "x" * 40, "y" * 41, ""])
 ITEM = st.one_of(
     st.builds(user, st.just("u")),
