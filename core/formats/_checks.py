@@ -210,14 +210,15 @@ def _beside_results(b: Any) -> bool:
     return type(doc) is dict and doc.get("format") == "pdf"
 
 
-def _bedrock_plain(msgs: Sequence[Any], calls_only: bool) -> set[str] | None:
+def _bedrock_plain(msgs: Sequence[Any], calls_only: bool) -> list[str] | None:
     """The common valid history in fewer steps: alternating turns from a user one, of
     text blocks, calls after an assistant turn's text, and user turns holding exactly
-    the results of the calls before them. Its call ids where `_bedrock`'s loop would
-    get through too; None: ask that loop."""
-    seen: set[str] = set()
-    add = seen.add
-    pending: list[str] | None = None
+    the results of the calls before them. Its call ids (unique and well formed: the
+    caller's to check) where `_bedrock`'s loop would get through too; None: ask that
+    loop."""
+    ids: list[str] = []  # a non-string id fails the caller's `anthropic_ids_ok`
+    add = ids.append
+    start = due = 0  # ids[start:due]: the calls awaiting their results
     assistant = True  # the role of the message before
     for m in msgs:
         content = m["content"]
@@ -228,61 +229,42 @@ def _bedrock_plain(msgs: Sequence[Any], calls_only: bool) -> set[str] | None:
             if assistant:
                 return None
             assistant = True
-            calls: list[str] | None = None
+            start = len(ids)
+            spoken = False
             for b in content:
-                if len(b) != 1:
-                    return None
-                if "text" in b:
-                    x = b["text"]
-                    if calls is not None or type(x) is not str or not x or x.isspace():
-                        return None
-                    continue
                 use = b.get("toolUse")
-                if use is None:
+                if use is not None:
+                    if len(b) != 1:
+                        return None
+                    add(use["toolUseId"])
+                    continue
+                if len(b) != 1 or len(ids) > start:
+                    return None  # anything but text, or text after a call
+                x = b.get("text")
+                if type(x) is not str or not x or x.isspace():
                     return None
-                i = use["toolUseId"]
-                if type(i) is not str or i in seen:
-                    return None
-                add(i)
-                if calls is None:
-                    calls = [i]
-                else:
-                    calls.append(i)
-            if calls is not None and calls_only and len(calls) != len(content):
+                spoken = True
+            due = len(ids)
+            if calls_only and spoken and due > start:
                 return None  # text beside tool use: the strict profile's question
-            pending = calls
         elif role == "user":
             if not assistant:
                 return None
             assistant = False
-            if pending is None:
+            n = due - start
+            if not n:
                 for b in content:
-                    if len(b) != 1 or "text" not in b:
+                    if len(b) != 1:
                         return None
-                    x = b["text"]
+                    x = b.get("text")
                     if type(x) is not str or not x or x.isspace():
                         return None
                 continue
-            if len(content) != len(pending):
+            if len(content) != n:
                 return None
-            if len(pending) == 1:
-                # One call, one result (the common case): no set to build.
-                b = content[0]
-                r = b.get("toolResult") if len(b) == 1 else None
-                if r is None or r["toolUseId"] != pending[0]:
-                    return None
-                parts = r.get("content")
-                if r.get("status") == "error" and content_is_empty(parts):
-                    return None
-                for p in parts or ():
-                    if "json" in p and type(p["json"]) is not dict:
-                        return None
-                pending = None
-                continue
-            got = set()
-            for b in content:
-                r = b.get("toolResult") if len(b) == 1 else None
-                if r is None:
+            if n == 1:
+                r = content[0].get("toolResult")
+                if r is None or r["toolUseId"] != ids[start]:
                     return None
                 parts = r.get("content")
                 if r.get("status") == "error" and content_is_empty(parts):
@@ -290,13 +272,27 @@ def _bedrock_plain(msgs: Sequence[Any], calls_only: bool) -> set[str] | None:
                 for p in parts or ():
                     if "json" in p and type(p["json"]) is not dict:
                         return None  # B11: a json block holds an object
-                got.add(r["toolUseId"])
-            if len(got) != len(pending) or not got.issuperset(pending):
-                return None
-            pending = None
+            else:
+                got = set()
+                for b in content:
+                    r = b.get("toolResult")
+                    if r is None:
+                        return None
+                    parts = r.get("content")
+                    if r.get("status") == "error" and content_is_empty(parts):
+                        return None
+                    for p in parts or ():
+                        if "json" in p and type(p["json"]) is not dict:
+                            return None
+                    got.add(r["toolUseId"])
+                if len(got) != n or not got.issuperset(ids[start:due]):
+                    return None
+            start = due
         else:
             return None
-    return None if pending is not None else seen
+    if due > start:
+        return None
+    return ids
 
 
 def _bedrock(
@@ -306,9 +302,11 @@ def _bedrock(
         return None
     plain = _bedrock_plain(msgs, calls_only) if frag is None else None
     if plain is not None:
-        if not anthropic_ids_ok(plain) or (plain and max(map(len, plain)) > 64):
+        if len(set(plain)) != len(plain) or not anthropic_ids_ok(plain):
+            return None  # an id repeated, or not [a-zA-Z0-9_-]
+        if plain and (max(map(len, plain)) > 64 or ctx.tool_config is False):
             return None
-        return None if plain and ctx.tool_config is False else True
+        return True
     return _bedrock_loop(msgs, ctx, frag, calls_only, media)
 
 
