@@ -20,6 +20,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from toolpair import Block, Codec, InvalidHistory, Message
 from toolpair.engine.skeleton import Bone, Skeleton
+from toolpair.integrations.llamaindex._fast import certainly_valid as _own_check
 
 try:  # llama-index-core >= 0.14.5
     from llama_index.core.base.llms.types import ToolCallBlock
@@ -56,32 +57,6 @@ _RESULT_KEYS = ("tool_call_id", "call_id", "is_error", "name", "tool_name")
 
 #: A block the skeleton checkers do not model.
 _OTHER: Bone = ("other", None, None)
-
-_ANTHROPIC_LEGACY_KEYS = frozenset({"id", "input", "name"})
-
-
-def _anthropic_misses(messages: Sequence[Any]) -> bool:
-    """Whether a call is one llama-index's Anthropic converter would drop (an
-    OpenAI-shaped legacy call) or send wrong (string arguments): what
-    `toolpair.integrations.llamaindex.repair_messages` lowers for Anthropic."""
-    if ToolCallBlock is None:
-        return False  # nothing to lower it to: the full path leaves it too
-    for msg in messages:
-        if getattr(msg, "role", None) != MessageRole.ASSISTANT:
-            continue
-        calls = False
-        for b in msg.blocks:
-            if type(b) is not TextBlock and isinstance(b, ToolCallBlock):
-                calls = True
-                if not isinstance(b.tool_kwargs, dict):
-                    return True
-        legacy = (msg.additional_kwargs or {}).get("tool_calls")
-        if not calls and isinstance(legacy, list | tuple) and legacy:
-            for e in legacy:
-                if not isinstance(e, Mapping) or not e.keys() >= _ANTHROPIC_LEGACY_KEYS:
-                    return True
-    return False
-
 
 def call_block_type() -> type | None:
     """The installed `ToolCallBlock` class, or None on llama-index-core < 0.14.5."""
@@ -194,12 +169,14 @@ class LlamaIndexCodec(Codec):
     def certainly_valid(
         self, messages: Sequence[Any], checker: str, ctx: Any, frag: Any = None
     ) -> bool | None:
-        """False where Anthropic's converter would drop or mis-send a call (an
-        OpenAI-shaped ``additional_kwargs`` call, string arguments): `repair_messages`
-        rewrites those on the full path. Otherwise the skeleton's checkers answer."""
-        if checker == "anthropic" and _anthropic_misses(messages):
-            return False
-        return None
+        """Anthropic and OpenAI Chat keep their own one-pass checkers (`_own_check`), which
+        for Anthropic also vouch that no call needs rewriting for its converter: they
+        cost a fraction of a skeleton on the rows every request pays. Every other
+        provider's no-op path reads the skeleton."""
+        return _own_check(messages, checker, ctx, frag) if self.knows(checker) else None
+
+    def knows(self, checker: str) -> bool:
+        return checker in ("anthropic", "openai")
 
     def skeleton(self, messages: Sequence[Any]) -> Skeleton | None:
         """What `decode` makes of ChatMessages with ToolCallBlocks or dict-shaped

@@ -29,30 +29,12 @@ from agents.models.openai_responses import OpenAIResponsesModel
 from agents.run import CallModelData, ModelInputData, RunConfig, Runner
 
 import toolpair
-from toolpair import Codec, Policy, Repaired, _api
-from toolpair.formats.responses import CALL_TYPES, OUTPUT_TYPES, ResponsesCodec
+from toolpair import Policy, Repaired, _api
+from toolpair.formats.responses import CALL_TYPES, OUTPUT_TYPES
 from toolpair.integrations._base import Guard, Integration, OnRepair, Target, status_of
 
 from ._detect import detect, known
-
-
-class ChatItemsCodec(ResponsesCodec):
-    """The core's Responses codec for items bound for Chat Completions: the ``openai``
-    no-op checker reads its skeleton, so a long history is checked in one pass and
-    repaired a piece at a time (an exchange starts where an assistant item follows a
-    user-side one)."""
-
-    # A framework's items: the pieces' H4 scan reads the wire formats' thinking only,
-    # and its checker is told a piece follows a user-side item.
-    reads_thinking = False
-    pieces = frozenset({"openai"})
-    starts = Codec.starts
-
-    def role_before(self, native: Any) -> str | None:
-        return "user"
-
-
-CHAT_CODEC = ChatItemsCodec()
+from ._fast import CHAT_CODEC
 
 #: The SDK's items are Responses input items whatever model receives them.
 FORMAT = "openai-responses"

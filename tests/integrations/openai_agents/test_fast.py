@@ -10,17 +10,7 @@ from hypothesis import strategies as st
 from oa_harness import fc, history_with_tools, out, rs, user
 
 import toolpair
-from toolpair.engine.fast import check
-from toolpair.integrations.openai_agents._filter import CHAT_CODEC
-from toolpair.providers import Context
-
-
-def chat_items_valid(items: list[dict]) -> bool:
-    """The Chat Completions no-op verdict: the core's ``openai`` checker on the
-    codec's skeleton."""
-    ctx = Context(shape=CHAT_CODEC.shape, format=CHAT_CODEC.name)
-    return check(CHAT_CODEC, "openai", items, ctx) is True
-
+from toolpair.integrations.openai_agents._fast import chat_items_valid
 
 IDS = st.sampled_from(["a", "b", "c", "x" * 40, "y" * 41, ""])
 ITEM = st.one_of(
@@ -70,6 +60,8 @@ def _exchanges(draw_defects: list[int], turns: int) -> list[dict]:
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from([0, 0, 0, 0, 0, 0, 1, 2, 3]), min_size=60, max_size=60))
 def test_piecewise_chat_repair_gives_the_full_paths_answer(defects):
+    from toolpair.integrations.openai_agents._fast import CHAT_CODEC
+
     items = _exchanges(defects, 60)
     fast = toolpair.repair(items, "openai", format=CHAT_CODEC)
     full = toolpair.repair(items, "openai", format="openai-responses")
