@@ -58,6 +58,7 @@ _RESULT_KEYS = ("tool_call_id", "call_id", "is_error", "name", "tool_name")
 #: A block the skeleton checkers do not model.
 _OTHER: Bone = ("other", None, None)
 
+
 def call_block_type() -> type | None:
     """The installed `ToolCallBlock` class, or None on llama-index-core < 0.14.5."""
     return ToolCallBlock
