@@ -114,6 +114,18 @@ class Context:
     api_version: str | None = None
 
 
+#: One block of a skeleton: its kind, its call or result id, and the one fact the rules
+#: read of it: a text's text, a call's tool name, an image's subtype, for a result
+#: whether it is an error with no content, for thinking whether it is signed (or needs
+#: no signature). A block the no-op checkers do not model
+#: (server tools, toolsets, Responses item ids, a result with no id...) is ``other``.
+Bone = tuple[str, "str | None", Any]
+#: A history reduced to what pairing reads (`Codec.skeleton`): per message its role and
+#: its blocks, in order, holding no native object. `toolpair.engine.skeleton` checks it,
+#: one checker per rule family.
+Skeleton = list[tuple[Role, list[Bone]]]
+
+
 @dataclass(slots=True)
 class Frag:
     """A fragment of a longer history (see `toolpair.engine.chunked`): where it sits, and the
@@ -193,6 +205,9 @@ class Codec:
     #: Whether ``thinking_in`` reads thinking off a native message (the pieces' H4 scan
     #: over the whole history); otherwise a piece with thinking takes the full path.
     reads_thinking: ClassVar[bool] = False
+    #: The checker names whose fragments may be repaired in pieces, where not every one
+    #: it knows (None: all of them).
+    pieces: ClassVar[frozenset[str] | None] = None
 
     def certainly_valid(
         self, messages: Sequence[Any], checker: str, ctx: Context, frag: Frag | None = None
@@ -214,6 +229,15 @@ class Codec:
         set: pieces are not worth cutting where no piece can be cleared)."""
         return False
 
+    def skeleton(self, messages: Sequence[Any]) -> Skeleton | None:
+        """The history as `Skeleton`, read in one cheap pass: exactly what
+        `toolpair.engine.skeleton.from_view` makes of ``decode(messages)``, or None
+        where this pass does not model a message (the full path decodes it). Where
+        ``certainly_valid`` has no checker of a profile's name, the engine checks the
+        skeleton with that rule family's checker, so a codec that reads one gets every
+        provider's no-op path. The default reads none."""
+        return None
+
     def side(self, native: Any) -> str:
         """``"a"`` for a message on the assistant side, ``"u"`` otherwise (read where
         ``splits`` is set). A piece boundary falls where an assistant turn starts after a
@@ -221,8 +245,14 @@ class Codec:
         return "u"
 
     def starts(self, messages: Sequence[Any]) -> list[int]:
-        """Where each exchange starts: an assistant-side message after a user-side one."""
-        a = [self.side(m) == "a" for m in messages]
+        """Where each exchange starts: an assistant-side message after a user-side one
+        (read off the skeleton where the codec has one: assistant and system messages
+        are on the assistant side)."""
+        sk = self.skeleton(messages)
+        if sk is not None:
+            a = [role == "assistant" or role == "system" for role, _ in sk]
+        else:
+            a = [self.side(m) == "a" for m in messages]
         return [0] + [i for i in range(1, len(messages)) if a[i] and not a[i - 1]]
 
     def role_before(self, native: Any) -> str | None:

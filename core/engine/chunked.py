@@ -21,7 +21,8 @@ from typing import Any
 from toolpair._model import Codec, Fix, InvalidHistory, Message, Policy
 from toolpair._view import pid
 from toolpair.engine import passes
-from toolpair.engine.fast import MALFORMED, Frag, certainly_valid
+from toolpair.engine.fast import MALFORMED, Frag, certainly_valid, knows
+from toolpair.engine.fast import check as fast_check
 from toolpair.providers import Context, Profile
 
 #: Histories shorter than this take the full path: the bookkeeping would not pay.
@@ -56,12 +57,13 @@ def repair(
     checker = profile.checker
 
     def check(msgs: Sequence[Any], ctx: Context, frag: Frag) -> bool | None:
-        return codec.certainly_valid(msgs, checker, ctx, frag)
+        return fast_check(codec, checker, msgs, ctx, frag)
 
     if (
         not codec.splits
         or not profile.fast_path
-        or not codec.knows(checker)
+        or not knows(codec, checker)
+        or (codec.pieces is not None and checker not in codec.pieces)
         or len(raw) < MIN_MESSAGES
         or policy.trailing == "keep"
         or policy.bound_thinking == "strip"

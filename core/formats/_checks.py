@@ -237,11 +237,109 @@ def _beside_results(b: Any) -> bool:
     return type(doc) is dict and doc.get("format") == "pdf"
 
 
+def _bedrock_plain(msgs: Sequence[Any], calls_only: bool) -> list[str] | None:
+    """The common valid history in fewer steps: alternating turns from a user one, of
+    text blocks, calls after an assistant turn's text, and user turns holding exactly
+    the results of the calls before them. Its call ids (unique and well formed: the
+    caller's to check) where `_bedrock`'s loop would get through too; None: ask that
+    loop."""
+    ids: list[str] = []  # a non-string id fails the caller's `anthropic_ids_ok`
+    add = ids.append
+    start = due = 0  # ids[start:due]: the calls awaiting their results
+    assistant = True  # the role of the message before
+    for m in msgs:
+        content = m["content"]
+        if type(content) is not list or not content:
+            return None
+        role = m["role"]
+        if role == "assistant":
+            if assistant:
+                return None
+            assistant = True
+            start = len(ids)
+            spoken = False
+            for b in content:
+                use = b.get("toolUse")
+                if use is not None:
+                    if len(b) != 1:
+                        return None
+                    add(use["toolUseId"])
+                    continue
+                if len(b) != 1 or len(ids) > start:
+                    return None  # anything but text, or text after a call
+                x = b.get("text")
+                if type(x) is not str or not x or x.isspace():
+                    return None
+                spoken = True
+            due = len(ids)
+            if calls_only and spoken and due > start:
+                return None  # text beside tool use: the strict profile's question
+        elif role == "user":
+            if not assistant:
+                return None
+            assistant = False
+            n = due - start
+            if not n:
+                for b in content:
+                    if len(b) != 1:
+                        return None
+                    x = b.get("text")
+                    if type(x) is not str or not x or x.isspace():
+                        return None
+                continue
+            if len(content) != n:
+                return None
+            if n == 1:
+                r = content[0].get("toolResult")
+                if r is None or r["toolUseId"] != ids[start]:
+                    return None
+                parts = r.get("content")
+                if r.get("status") == "error" and content_is_empty(parts):
+                    return None
+                for p in parts or ():
+                    if "json" in p and type(p["json"]) is not dict:
+                        return None  # B11: a json block holds an object
+            else:
+                got = set()
+                for b in content:
+                    r = b.get("toolResult")
+                    if r is None:
+                        return None
+                    parts = r.get("content")
+                    if r.get("status") == "error" and content_is_empty(parts):
+                        return None
+                    for p in parts or ():
+                        if "json" in p and type(p["json"]) is not dict:
+                            return None
+                    got.add(r["toolUseId"])
+                if len(got) != n or not got.issuperset(ids[start:due]):
+                    return None
+            start = due
+        else:
+            return None
+    if due > start:
+        return None
+    return ids
+
+
 def _bedrock(
     msgs: Sequence[Any], ctx: Context, frag: Frag | None, calls_only: bool, media: bool
 ) -> bool | None:
     if ctx.thinking:
         return None
+    plain = _bedrock_plain(msgs, calls_only) if frag is None else None
+    if plain is not None:
+        if len(set(plain)) != len(plain) or not anthropic_ids_ok(plain):
+            return None  # an id repeated, or not [a-zA-Z0-9_-]
+        if plain and (max(map(len, plain)) > 64 or ctx.tool_config is False):
+            return None
+        return True
+    return _bedrock_loop(msgs, ctx, frag, calls_only, media)
+
+
+def _bedrock_loop(
+    msgs: Sequence[Any], ctx: Context, frag: Frag | None, calls_only: bool, media: bool
+) -> bool | None:
     pending: list[str] | None = None
     seen: set[str] = set()
     # The first message must be a user one; a fragment continues its predecessor.
@@ -260,7 +358,12 @@ def _bedrock(
             calls: list[str] | None = None
             spoken = reasoned = False
             for b in content:
-                if "toolUse" in b:
+                if "text" in b and len(b) == 1:
+                    x = b["text"]  # the common block, read inline
+                    if type(x) is not str or not x or x.isspace():
+                        return None
+                    spoken = True
+                elif "toolUse" in b:
                     i = b["toolUse"]["toolUseId"]
                     if i in seen or type(i) is not str:
                         return None
@@ -410,9 +513,59 @@ def _chat(
 
 
 def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """`_chat` without Mistral's rules: the same verdicts, with less to do per message
+    (this is what every OpenAI and DeepSeek request pays)."""
     if ctx.thinking:
         return None  # DeepSeek's thinking mode wants reasoning passed back: the full path
-    return _chat(msgs, ctx, False, frag)
+    i = 0
+    n = len(msgs)
+    answered: list[str] | None = [] if frag is not None else None
+    while i < n:
+        m = msgs[i]
+        i += 1
+        role = m["role"]
+        content = m.get("content")
+        if content is not None and type(content) is not str:
+            if type(content) is not list:
+                return None
+            for part in content:
+                if type(part) is not dict:
+                    return None
+        if role != "assistant":
+            if role not in _PLAIN_ROLES:
+                return None  # a tool message not right after its calls, or a bad role
+            continue
+        calls = m.get("tool_calls")
+        if not calls:
+            continue
+        ids = set()
+        for c in calls:
+            cid = c["id"]
+            if type(cid) is not str or not cid or len(cid) > 40:
+                return None
+            ids.add(cid)
+        if len(ids) != len(calls):
+            return None
+        got = set()
+        while i < n:
+            t = msgs[i]
+            if t["role"] != "tool":
+                break
+            tid = t["tool_call_id"]
+            if tid in got or tid not in ids:
+                return None
+            got.add(tid)
+            i += 1
+        if len(got) != len(ids):
+            return None
+        if answered is not None:
+            answered.extend(ids)
+    if frag is not None and answered is not None and not frag.accept(answered):
+        return None
+    return True
+
+
+_PLAIN_ROLES = frozenset({"user", "system", "developer"})
 
 
 def mistral(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
@@ -518,6 +671,26 @@ def deepseek_responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = No
     return responses(msgs, ctx, frag)
 
 
+_GEMINI_ROLES = frozenset({"user", "model", "function"})
+_NOTHING: list[Any] = []
+
+
+def _answered_by_id(calls: list[Any], answers: list[Any]) -> bool:
+    """True where every id is a non-empty string, no call id repeats and the answers
+    are the calls' ids in some order (a sufficient test for what `_same` asks then)."""
+    if len(calls) == 1:
+        i = calls[0]
+        return type(i) is str and i != "" and answers[0] == i
+    ids = set(calls)
+    if len(ids) != len(calls) or "" in ids or ids != set(answers):
+        return False
+    try:
+        "".join(ids)  # TypeError where an id is not a string
+    except TypeError:
+        return False
+    return True
+
+
 def _same(a: list[Any], b: list[Any]) -> bool:
     return sorted(a) == sorted(b)
 
@@ -537,11 +710,79 @@ def vertex_ids(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> b
     return _gemini(msgs, ctx, frag, True, True)
 
 
+def _gemini_plain(msgs: Sequence[Any], ids_ok: bool) -> bool | None:
+    """The common valid history in fewer steps: turns of text parts, model turns whose
+    calls carry ids, and user turns answering all of them by id and holding nothing
+    else. True only where `_gemini` says True too; None: ask `_gemini`."""
+    if not ids_ok:
+        return None
+    due: list[str] | None = None  # the ids of the last model turn's calls
+    prev_model = True  # a call turn may not open the history (G3)
+    for c in msgs:
+        parts = c["parts"]
+        if type(parts) is not list or not parts:
+            return None
+        role = c.get("role", "user")
+        if role == "model":
+            if due is not None:
+                return None
+            calls: list[str] | None = None
+            for p in parts:
+                if type(p) is not dict or len(p) != 1:
+                    return None
+                if "text" in p:
+                    continue
+                call = p.get("functionCall")
+                if type(call) is not dict or "name" not in call:
+                    return None
+                i = call.get("id")
+                if type(i) is not str or not i:
+                    return None
+                if calls is None:
+                    calls = [i]
+                else:
+                    calls.append(i)
+            if calls is not None:
+                if prev_model:
+                    return None
+                due = calls
+            prev_model = True
+        elif role == "user":
+            prev_model = False
+            if due is None:
+                for p in parts:
+                    if type(p) is not dict or len(p) != 1 or "text" not in p:
+                        return None
+                continue
+            if len(parts) != len(due):
+                return None
+            got = set()
+            for p in parts:
+                resp = p.get("functionResponse") if type(p) is dict and len(p) == 1 else None
+                if type(resp) is not dict or "name" not in resp:
+                    return None
+                got.add(resp.get("id"))
+            if len(got) != len(due) or got != set(due):
+                return None  # an id repeated, or an answer to no call
+            due = None
+        else:
+            return None
+    return None if due is not None else True
+
+
 def _gemini(
     msgs: Sequence[Any], ctx: Context, frag: Frag | None, results_only: bool, ids_ok: bool
 ) -> bool | None:
     if ctx.thought_signatures:
         return None
+    if frag is None and _gemini_plain(msgs, ids_ok):
+        return True
+    return _gemini_loop(msgs, frag, results_only, ids_ok)
+
+
+def _gemini_loop(
+    msgs: Sequence[Any], frag: Frag | None, results_only: bool, ids_ok: bool
+) -> bool | None:
     pending: list[Any] = []  # the names of the last call turn's calls
     pending_ids: list[Any] = []
     # A call turn may not open the history (G3); a later fragment follows a user-side
@@ -553,6 +794,16 @@ def _gemini(
         parts = c["parts"]
         if not parts or type(parts) is not list:
             return None
+        for p in parts:
+            if type(p) is not dict or "text" not in p or len(p) != 1:
+                break
+        else:
+            # Text only (the common turn): no call may be due, and it makes none.
+            if pending or role not in _GEMINI_ROLES:
+                return None
+            pending = pending_ids = _NOTHING
+            prev = "model" if role == "model" else "user"
+            continue
         names: list[Any] = []
         ids: list[Any] = []
         answers: list[Any] = []
@@ -583,6 +834,8 @@ def _gemini(
             # With ids on both halves they pair by id, otherwise by name (G2, G7).
             if not pending and not answers:
                 pass  # nothing to pair (the common user turn)
+            elif len(answer_ids) == len(pending_ids) and _answered_by_id(pending_ids, answer_ids):
+                answered += pending_ids  # the common case, without sorting
             elif all(type(i) is str and i for i in pending_ids + answer_ids):
                 if not _same(answer_ids, pending_ids):
                     return None

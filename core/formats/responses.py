@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from toolpair._model import Block, Codec, InvalidHistory, Message, Role, Shape
+from toolpair._model import Block, Bone, Codec, InvalidHistory, Message, Role, Shape, Skeleton
 from toolpair.formats import _checks
 from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
@@ -59,6 +59,10 @@ _MESSAGE_ROLES: dict[str, Role] = {
     "user": "user",
     "assistant": "assistant",
 }
+
+
+#: A block the skeleton checkers do not model.
+_OTHER: Bone = ("other", None, None)
 
 
 def _text_of(content: Any) -> str | None:
@@ -117,6 +121,8 @@ class ResponsesCodec(WireCodec):
     #: Items of a type it does not know are skipped, not refused, and detection falls
     #: back to this format: a detected list it explains nothing of gets no verdict.
     skips_unknown = True
+    #: Its own checkers repair in pieces; the skeleton's judge whole histories.
+    pieces: ClassVar[frozenset[str] | None] = frozenset({"openai-responses", "deepseek-responses"})
     checks: ClassVar[Mapping[str, Checker]] = {
         "openai-responses": _checks.responses,
         "deepseek-responses": _checks.deepseek_responses,
@@ -151,6 +157,52 @@ class ResponsesCodec(WireCodec):
         if "store" in body:
             ctx["store"] = bool(body["store"])
         return ctx
+
+    def skeleton(self, messages: Sequence[Any]) -> Skeleton | None:
+        """What `decode` makes of the items, read in one pass (the checkers of rule
+        families this codec has none of read it); None where decode would refuse one."""
+        out: Skeleton = []
+        add = out.append
+        for item in messages:
+            if not isinstance(item, Mapping):
+                return None
+            t = item.get("type")
+            if t in CALL_TYPES:
+                cid = item.get("call_id")
+                if not isinstance(cid, str):
+                    return None
+                if t == "program" or "caller" in item:
+                    add(("assistant", [_OTHER]))
+                    continue
+                name = item.get("name")
+                kind = "item_call" if isinstance(item.get("id"), str) else "call"
+                add(("assistant", [(kind, cid, name if isinstance(name, str) else None)]))
+            elif t in OUTPUT_TYPES:
+                key = _OUTPUT_KEY.get(t, "call_id")
+                rid = item.get(key)
+                if rid is not None and not isinstance(rid, str):
+                    return None
+                odd = (
+                    rid is None
+                    or "caller" in item
+                    or (key != "id" and isinstance(item.get("id"), str))
+                )
+                add(("tool", [_OTHER if odd else ("result", rid, False)]))
+            elif t == "reasoning":
+                add(("assistant", [("reasoning", None, None)]))
+            elif t == "message" or (t is None and "role" in item):
+                role = _MESSAGE_ROLES.get(item.get("role"))  # type: ignore[arg-type]
+                if role is None:
+                    return None
+                text = _text_of(item.get("content"))
+                add((role, [("text", None, text) if text is not None else _OTHER]))
+            elif t in _DEVELOPER_ITEMS:
+                add(("system", [_OTHER]))
+            elif t is None:
+                return None
+            else:
+                add(("assistant", [_OTHER]))
+        return out
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         out: list[Message] = []

@@ -585,6 +585,39 @@ class Conformance:
 
         check()
 
+    def test_the_skeleton_agrees_with_decode(self, provider: str) -> None:
+        """Where the codec reads a skeleton (`Codec.skeleton`), it is what its decode
+        makes of the same messages: tests/core holds every skeleton checker to the full
+        rules over decoded histories, and this carries that to the framework's own
+        objects, for every provider's rules at once."""
+        from hypothesis import given
+        from hypothesis import strategies as st
+
+        from toolpair.engine import fast, skeleton
+        from toolpair.testing import generate
+
+        a = self.adapter
+        codec = a.codec(provider)
+        if not fast.reads_skeleton(codec):
+            _skip(f"{type(codec).__name__} reads no skeleton")
+
+        @st.composite
+        def cases(draw: Any) -> list[Any]:
+            abstract, _ = draw(generate.defective())
+            history = a.build(abstract)
+            if draw(st.booleans()):
+                history = list(_api.repair(history, provider, format=codec).messages)
+            return a.perturb(draw, history)
+
+        @_settings(max(self.examples, 100))
+        @given(history=cases())
+        def check(history: list[Any]) -> None:
+            sk = codec.skeleton(history)
+            if sk is not None:
+                assert sk == skeleton.from_view(codec.decode(history))
+
+        check()
+
     # -- the hooks the plugin and the command line call ------------------------------
 
     def _integration(self) -> Any:

@@ -17,10 +17,8 @@ from typing import Any, Literal
 from agno.models.message import Message as AgnoMessage
 
 from toolpair import Block, Codec, InvalidHistory, Message
-from toolpair.engine.fast import Frag
+from toolpair.engine.skeleton import Bone, Skeleton
 from toolpair.formats import ORPHAN_TEXT, content_is_empty, stringify
-from toolpair.integrations.agno._fast import CHECKERS, certainly_valid, side
-from toolpair.providers import Context
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -83,6 +81,15 @@ def _content_blocks(content: Any, index: int, blank: list[int]) -> list[Block]:
                 blocks.append(Block("other", part, sub=str(t) if t is not None else None))
         return blocks
     raise InvalidHistory(f"content must be a string or a list, got {type(content).__name__}", index)
+
+
+#: A block the skeleton checkers do not model.
+_OTHER: Bone = ("other", None, None)
+
+
+def _media_lists(m: Any) -> bool:
+    """Whether every media field of ``m`` is a list (decode iterates them)."""
+    return all(not media or type(media) is list for media in (m.images, m.audio, m.videos, m.files))
 
 
 def _media_blocks(msg: Any) -> list[Block]:
@@ -154,21 +161,78 @@ class AgnoCodec(Codec):
         #: a call and a result (agno passes them to other providers as unknown parts).
         self._native = provider in (None, "anthropic", "portable")
 
-    def certainly_valid(
-        self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
-    ) -> bool | None:
-        """True only where ``provider``'s rules would find nothing in ``messages``,
-        read without decoding (None: take the full path); given a ``frag``, in
-        ``messages`` as that piece of a longer history (see `toolpair.engine.chunked`)."""
-        return certainly_valid(messages, provider, ctx, frag)
-
-    #: The side ("a" or "u") of a message: where a long history may be cut into pieces
-    #: (`toolpair.engine.chunked`). Called once per message, so not wrapped in a method.
-    side = staticmethod(side)  # type: ignore[assignment]
     splits = True
+    #: The checkers whose pieces its tests hold to the full path's answer: agno's full
+    #: path rewrites more than other providers' rules ask for.
+    pieces = frozenset({"anthropic", "openai"})
 
-    def knows(self, checker: str) -> bool:
-        return checker in CHECKERS
+    def skeleton(self, messages: Sequence[Any]) -> Skeleton | None:
+        """What `decode` makes of the messages agno keeps (string or text-part content,
+        calls in ``tool_calls``, media), read in one pass; None for anything else."""
+        out: Skeleton = []
+        add = out.append
+        gemini = self._gemini
+        for m in messages:
+            if type(m) is not AgnoMessage:
+                return None
+            role = _ROLES.get(m.role)
+            if role is None:
+                return None
+            if role == "tool":
+                i = m.tool_call_id
+                if type(i) is not str or not i:
+                    return None
+                if m.tool_calls:
+                    return None  # calls on a result: the full path judges them
+                bad = bool(m.tool_call_error) and content_is_empty(m.content)
+                add(("tool", [("result", i, bad)]))
+                continue
+            bones: list[Bone] = []
+            if role == "assistant" and (m.reasoning_content or m.redacted_reasoning_content):
+                bones.append(("thinking", None, True))
+            content = m.content
+            if type(content) is str:
+                if content:
+                    bones.append(("text", None, content))
+            elif type(content) is list:
+                for part in content:
+                    if type(part) is str:
+                        bones.append(("text", None, part))
+                    elif type(part) is dict and part.get("type") == "text":
+                        text = part.get("text")
+                        bones.append(("text", None, text) if type(text) is str else _OTHER)
+                    elif type(part) is dict and part.get("type") == "redacted_thinking":
+                        bones.append(("thinking", None, True))
+                    elif type(part) is dict and part.get("type") == "thinking":
+                        sig = part.get("signature")
+                        bones.append(("thinking", None, type(sig) is str and bool(sig)))
+                    else:
+                        return None  # images, native blocks: decode reads them
+            elif content is not None:
+                return None
+            if m.images or m.audio or m.videos or m.files:
+                if not _media_lists(m):
+                    return None
+                bones.extend(("image", None, "images") for _ in m.images or ())
+                for field in (m.audio, m.videos, m.files):
+                    bones.extend(("other", None, None) for _ in field or ())
+            tcs = m.tool_calls
+            if tcs:
+                if role != "assistant" or type(tcs) is not list:
+                    return None
+                for tc in tcs:
+                    i = tc.get("id") if type(tc) is dict else None
+                    if type(i) is not str or not i or "call_id" in tc:
+                        return None  # a Responses call_id: results may name it instead
+                    fn = tc.get("function")
+                    name = fn.get("name") if isinstance(fn, Mapping) else None
+                    # A thought signature is the call's secondary id (`_secondary`).
+                    kind = "item_call" if gemini and tc.get("thought_signature") else "call"
+                    bones.append((kind, i, name if isinstance(name, str) else None))
+            if not bones and role == "assistant" and self._empty_items:
+                return None
+            add((role, bones))
+        return out
 
     def decode(self, messages: Sequence[Any]) -> list[Message]:
         call_id_to_id: dict[str, str | None] = {}

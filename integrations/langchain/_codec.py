@@ -33,7 +33,7 @@ from langchain_core.messages import (
 )
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._model import Codec, Role, Shape
+from toolpair._model import Bone, Codec, Role, Shape, Skeleton
 
 from .._langchain_messages import content_text
 
@@ -193,6 +193,56 @@ class LangChainCodec(Codec):
         #: Only Anthropic's rules read blank text as text: for other providers it stays
         #: opaque, as their LangChain converters drop it or their rules ignore it.
         self._judges_blank = provider in (None, "anthropic", "portable")
+
+    # -- the no-op path ---------------------------------------------------------------
+
+    def skeleton(self, messages: Sequence[Any]) -> Skeleton | None:
+        """What `decode` makes of the plain messages a LangChain history mostly holds
+        (string content; calls in ``tool_calls``), read in one pass; None for anything
+        else (list content, blank text, invalid calls, other message classes)."""
+        out: Skeleton = []
+        add = out.append
+        gemini = self._gemini
+        for msg in messages:
+            cls = type(msg)
+            content = msg.content
+            if type(content) is not str or (content and content.isspace()):
+                return None  # list content and blank text: decode reads them apart
+            if cls is ToolMessage:
+                i = msg.tool_call_id
+                if type(i) is not str:
+                    return None
+                add(("tool", [("result", i, msg.status == "error" and not content.strip())]))
+                continue
+            text: list[Bone] = [("text", None, content)] if content else []
+            if cls is HumanMessage:
+                add(("user", text))
+            elif cls is SystemMessage:
+                add(("system", text))
+            elif cls is AIMessage:
+                if msg.invalid_tool_calls:
+                    return None
+                signed: Any = ()
+                if gemini:
+                    kept = msg.additional_kwargs.get(_SIGNATURES)
+                    signed = kept if isinstance(kept, Mapping) else ()
+                first = True
+                for call in msg.tool_calls:
+                    i = call.get("id")
+                    if i is None:
+                        text.append(("other", None, None))
+                        continue
+                    if type(i) is not str:
+                        return None
+                    name = call.get("name")
+                    sign = gemini and ((first and self.signs_first_call) or i in signed)
+                    first = False
+                    kind = "item_call" if sign else "call"
+                    text.append((kind, i, name if isinstance(name, str) else None))
+                add(("assistant", text))
+            else:
+                return None
+        return out
 
     # -- decode ---------------------------------------------------------------------
 

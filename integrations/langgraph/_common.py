@@ -164,12 +164,8 @@ def codec(provider: ProviderLike) -> LangChainCodec:
     chat model)."""
     # The codec follows the LangChain package's converter (what it puts on the wire);
     # the rules may be a host's (`rules_for`).
-    codec = codec_for(_resolved(provider))
-    if codec.provider == "openai" and type(codec) is LangChainCodec:
-        from ._fast import ThreadCodec
-
-        return ThreadCodec("openai", invalid_calls_sent=codec.invalid_calls_sent)
-    return codec
+    # Its skeleton gives every provider's no-op path (`LangChainCodec.skeleton`).
+    return codec_for(_resolved(provider))
 
 
 def repair_list(

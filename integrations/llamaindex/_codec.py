@@ -19,9 +19,8 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from toolpair import Block, Codec, InvalidHistory, Message
-from toolpair.engine.fast import Frag
-from toolpair.integrations.llamaindex._fast import certainly_valid, side
-from toolpair.providers import Context
+from toolpair.engine.skeleton import Bone, Skeleton
+from toolpair.integrations.llamaindex._fast import certainly_valid as _own_check
 
 try:  # llama-index-core >= 0.14.5
     from llama_index.core.base.llms.types import ToolCallBlock
@@ -54,6 +53,10 @@ ORPHAN_TEXT = "[tool result for call {id} (its call is not in this history)]: {c
 #: Keys that only make sense on a tool message; a tool message rebuilt as another role
 #: must not carry them, or the OpenAI converter would send ``tool_call_id`` on it.
 _RESULT_KEYS = ("tool_call_id", "call_id", "is_error", "name", "tool_name")
+
+
+#: A block the skeleton checkers do not model.
+_OTHER: Bone = ("other", None, None)
 
 
 def call_block_type() -> type | None:
@@ -160,22 +163,88 @@ class LlamaIndexCodec(Codec):
         #: signature (Gemini's rules ask; other providers' rules read no signature).
         self.gemini = gemini
 
-    def certainly_valid(
-        self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
-    ) -> bool | None:
-        """True only where ``provider``'s rules would find nothing in ``messages``,
-        read without decoding (None: take the full path). Anthropic and OpenAI Chat;
-        ``frag`` says ``messages`` is a fragment of a longer history (`toolpair.engine.chunked`)."""
-        return certainly_valid(messages, provider, ctx, frag)
-
-    #: ``side(native)``: ``"a"`` for an assistant-side message, ``"u"`` for any other,
-    #: which is where a history may be cut into pieces repaired apart
-    #: (`toolpair.engine.chunked`). The function itself: it runs once per message.
-    side = staticmethod(side)  # type: ignore[assignment]
     splits = True
+    #: The checkers whose pieces its tests hold to the full path's answer.
+    pieces = frozenset({"anthropic", "openai"})
+
+    def certainly_valid(
+        self, messages: Sequence[Any], checker: str, ctx: Any, frag: Any = None
+    ) -> bool | None:
+        """Anthropic and OpenAI Chat keep their own one-pass checkers (`_own_check`), which
+        for Anthropic also vouch that no call needs rewriting for its converter: they
+        cost a fraction of a skeleton on the rows every request pays. Every other
+        provider's no-op path reads the skeleton."""
+        return _own_check(messages, checker, ctx, frag) if self.knows(checker) else None
 
     def knows(self, checker: str) -> bool:
         return checker in ("anthropic", "openai")
+
+    def skeleton(self, messages: Sequence[Any]) -> Skeleton | None:
+        """What `decode` makes of ChatMessages with ToolCallBlocks or dict-shaped
+        ``additional_kwargs`` calls, read in one pass; None for anything else."""
+        out: Skeleton = []
+        add = out.append
+        gemini = self.gemini
+        for msg in messages:
+            if type(msg) is not ChatMessage:
+                return None
+            role = _ROLES.get(_role_value(msg))
+            if role is None:
+                return None
+            kwargs = msg.additional_kwargs or {}
+            if role == "tool":
+                rid = kwargs.get("tool_call_id", kwargs.get("call_id"))
+                if type(rid) is not str:
+                    add(("tool", [_OTHER]))
+                    continue
+                bad = kwargs.get("is_error") is True and _result_empty(msg)
+                add(("tool", [("result", rid, bad)]))
+                continue
+            bones: list[Bone] = []
+            calls = False
+            for block in msg.blocks:
+                kind = getattr(block, "block_type", None)
+                if kind == "text":
+                    text = getattr(block, "text", None)
+                    bones.append(("text", None, text) if isinstance(text, str) else _OTHER)
+                elif kind == "thinking":
+                    info = getattr(block, "additional_information", None)
+                    sig = info.get("signature") if isinstance(info, Mapping) else None
+                    bones.append(("thinking", None, isinstance(sig, str) and bool(sig)))
+                elif kind == "tool_call" and role == "assistant":
+                    calls = True
+                    cid, name = block.tool_call_id, block.tool_name
+                    if not isinstance(cid, str):
+                        bones.append(_OTHER)
+                    else:
+                        bones.append(("call", cid, name if isinstance(name, str) else None))
+                elif kind in _MEDIA:
+                    bones.append(("image", None, kind))
+                else:
+                    bones.append(_OTHER)
+            if gemini and role == "assistant" and calls:
+                signatures = kwargs.get("thought_signatures")
+                if isinstance(signatures, list | tuple):
+                    for k, bone in enumerate(bones[: len(signatures)]):
+                        if bone[0] == "call" and signatures[k]:
+                            bones[k] = ("item_call", bone[1], bone[2])
+            legacy = kwargs.get("tool_calls")
+            if role == "assistant" and legacy and not calls:
+                if type(legacy) is not list:
+                    return None
+                for entry in legacy:
+                    if type(entry) is not dict:
+                        return None  # an SDK object: decode reads its attributes
+                    fn = entry.get("function")
+                    name = fn.get("name") if isinstance(fn, Mapping) else entry.get("name")
+                    cid = entry.get("id")
+                    if not isinstance(cid, str):
+                        bones.append(_OTHER)
+                    else:
+                        kind = "item_call" if gemini and entry.get("thought_signature") else "call"
+                        bones.append((kind, cid, name if isinstance(name, str) else None))
+            add((role, bones))
+        return out
 
     def sends_blank_text(self, block: Block, provider: str) -> bool:
         """Whether llama-index's Anthropic formatter sends this blank text block.

@@ -10,12 +10,10 @@ from typing import Any
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 import toolpair
-from toolpair import Fix, Policy, Repaired, Violation
-from toolpair.engine.fast import certainly_valid
+from toolpair import Fix, Policy, Repaired, Violation, _api
 from toolpair.integrations._base import Integration, Target
 from toolpair.integrations._hosts import DEEPSEEK, at_deepseek
 from toolpair.integrations.llamaindex._codec import LlamaIndexCodec, call_block_type
-from toolpair.providers import Context
 
 __all__ = [
     "CODEC",
@@ -205,10 +203,11 @@ def _for_anthropic(messages: list[Any]) -> tuple[list[Any], list[Fix]]:
     return out, fixes
 
 
-def _no_op(history: list[Any], provider: str) -> bool:
-    """The codec's no-op checker, which for Anthropic also vouches that no call needs
-    rewriting: True lets a valid history skip both passes."""
-    return certainly_valid(CODEC, provider, history, Context(shape=CODEC.shape, format=CODEC.name))
+def _no_op(history: list[Any], provider: str, model: str | None = None) -> bool:
+    """The core's no-op path, which for Anthropic also vouches that no call needs
+    rewriting (`LlamaIndexCodec.certainly_valid`): True lets a valid history skip both
+    passes."""
+    return _api.parse(history, provider, codec_for(provider), {}, model).certainly_valid()
 
 
 def repair_messages(
@@ -229,7 +228,7 @@ def repair_messages(
     history = list(messages)
     chosen = _policy(policy, options)
     target = provider or "portable"
-    if _no_op(history, target):
+    if _no_op(history, target, model):
         return Repaired(history, [], {}, target, CODEC.name)
     lowered: list[Fix] = []
     if provider == "anthropic":
@@ -246,7 +245,7 @@ def validate_messages(
     """What ``provider`` (default ``"portable"``) serving ``model`` (a model id) would
     reject in this ChatMessage list."""
     history = list(messages)
-    if _no_op(history, provider or "portable"):
+    if _no_op(history, provider or "portable", model):
         return []
     found: list[Violation] = []
     if provider == "anthropic":

@@ -93,6 +93,7 @@ class ChatItemsCodec(ResponsesCodec):
     (``side`` splits it where an assistant turn follows a user-side item)."""
 
     side = staticmethod(_side)  # type: ignore[assignment]
+    pieces = frozenset({"openai"})
     # A framework's items: the pieces' H4 scan reads the wire formats' thinking only,
     # and its checker is told a piece follows a user-side item.
     reads_thinking = False

@@ -7,11 +7,12 @@ failing example of each failure is written, to be replayed by `test_saved_regres
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,7 +21,7 @@ from hypothesis.control import current_build_context
 
 import toolpair
 from toolpair._api import parse
-from toolpair.engine import chunked
+from toolpair.engine import chunked, skeleton
 from toolpair.formats import CODECS
 from toolpair.formats import _checks as fast
 from toolpair.testing.generate import (
@@ -237,3 +238,122 @@ def test_fast_path_never_hides_a_model_violation(
     p = parse(history, provider, fmt, {}, model)
     if p.certainly_valid():
         assert p.profile.rules(p.messages, p.ctx) == []
+
+
+class SkeletonOnly:
+    """A wire codec seen as a framework codec: no checker of its own, a skeleton read
+    off its decode (`toolpair.engine.skeleton.from_view`), so every no-op verdict comes
+    from the rule family's skeleton checker."""
+
+    @staticmethod
+    def of(fmt: str) -> Any:
+        base = type(CODECS[fmt])
+
+        class Codec(base):  # type: ignore[valid-type,misc]
+            name = f"{fmt}-skeleton"
+            checks: ClassVar[dict[str, Any]] = {}
+
+            def skeleton(self, messages: Any) -> Any:
+                return skeleton.from_view(self.decode(messages))
+
+        return Codec()
+
+
+SKELETON_CODECS = {fmt: SkeletonOnly.of(fmt) for fmt in FORMATS}
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@FUZZ
+@given(
+    case=defective(),
+    fmt=st.sampled_from(FORMATS),
+    repaired=st.booleans(),
+    gemini_ids=st.booleans(),
+    framework=st.booleans(),
+    model=st.sampled_from([None, *sorted({m for _, m in MODELS})]),
+)
+def test_skeleton_checkers_never_hide_a_violation(
+    provider: str,
+    case: Any,
+    fmt: str,
+    repaired: bool,
+    gemini_ids: bool,
+    framework: bool,
+    model: str | None,
+) -> None:
+    # A skeleton checker may only say "valid" where the full rules of the profile find
+    # nothing, on every wire format, for every provider and named model, judged as the
+    # wire format (``framework`` False) or as a framework's objects would be.
+    history = render(case[0], fmt, gemini_ids)
+    if repaired:
+        history = toolpair.repair(history, provider, model=model, format=fmt).messages
+    p = parse(history, provider, fmt, {}, model)
+    if not p.profile.fast_path:
+        return
+    ctx = dataclasses.replace(p.ctx, format="a-framework") if framework else p.ctx
+    sk = skeleton.from_view(p.codec.decode(p.raw))
+    if skeleton.check(sk, p.profile.checker, ctx) is True:
+        assert p.profile.rules(p.messages, ctx) == []
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+@FUZZ
+@given(case=defective(), fmt=st.sampled_from(FORMATS), run=st.sampled_from([1, 2, 3, 8]))
+def test_skeleton_repair_in_pieces_keeps_every_property(
+    provider: str, case: Any, fmt: str, run: int
+) -> None:
+    # A codec that reads only a skeleton gets the same repair contract, whole and in
+    # pieces (its checkers then judge fragments).
+    history = render(case[0], fmt)
+    codec = SKELETON_CODECS[fmt]
+    saved = chunked.MIN_MESSAGES, chunked._RUN
+    chunked.MIN_MESSAGES, chunked._RUN = 0, run
+    try:
+        check_repair_properties(
+            history, provider, codec, simple=lambda out: simple_problems(out, fmt, provider)
+        )
+    finally:
+        chunked.MIN_MESSAGES, chunked._RUN = saved
+    check_repair_properties(
+        history, provider, codec, simple=lambda out: simple_problems(out, fmt, provider)
+    )
+
+
+def test_every_profile_with_a_fast_path_has_a_skeleton_checker() -> None:
+    from toolpair.formats import PROVIDER_FORMATS
+    from toolpair.providers import get_profile
+
+    for provider in PROVIDER_FORMATS:
+        profile = get_profile(provider)
+        if profile.fast_path:
+            assert profile.checker in skeleton.CHECKERS, (provider, profile.checker)
+
+
+@FUZZ
+@given(
+    case=defective(),
+    fmt=st.sampled_from(["gemini", "bedrock"]),
+    repaired=st.booleans(),
+    flags=st.tuples(st.booleans(), st.booleans()),
+)
+def test_the_plain_loops_agree_with_the_general_ones(
+    case: Any, fmt: str, repaired: bool, flags: tuple[bool, bool]
+) -> None:
+    # The Gemini and Bedrock checkers try a shorter loop over the common shapes first:
+    # where it says valid, the general loop says so too.
+    history = render(case[0], fmt, True)
+    provider = "gemini" if fmt == "gemini" else "bedrock"
+    if repaired:
+        history = toolpair.repair(history, provider, format=fmt).messages
+    ctx = parse(history, provider, fmt, {}).ctx
+    a, b = flags
+    if fmt == "gemini":
+        if fast._gemini_plain(history, b):
+            assert fast._gemini_loop(history, None, a, b) is True
+    else:
+        try:
+            plain = fast._bedrock(history, ctx, None, a, b)
+        except (TypeError, KeyError):
+            return  # malformed: the caller's full path names it
+        if plain:
+            assert fast._bedrock_loop(history, ctx, None, a, b) is True

@@ -293,7 +293,8 @@ class AgnoAdapter(Adapter):
     # accepted there, so only "valid here implies valid there" holds.
     one_way_verdict = ("gemini",)
     #: The providers `AgnoCodec.certainly_valid` answers for.
-    fast_providers = ("anthropic", "openai")
+    # Every provider: the core's checkers read the codec's skeleton.
+    fast_providers = tuple(PROVIDERS)
     blank_ids = False
 
     def codec(self, provider: str) -> AgnoCodec:

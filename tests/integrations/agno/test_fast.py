@@ -1,4 +1,5 @@
-"""The agno no-op checker (`AgnoCodec.certainly_valid`) on the shapes it is about.
+"""The agno no-op path (`AgnoCodec.skeleton`, read by the core's checkers) on the
+shapes it is about.
 
 The conformance suite (test_conformance.py) holds it to "never says valid where the full
 rules find something" over generated histories; these examples pin that a realistic
@@ -18,8 +19,10 @@ from agno.media import Image
 from agno.models.message import Message
 
 import toolpair
+from toolpair import InvalidHistory
 from toolpair._api import parse
-from toolpair.engine.fast import certainly_valid
+from toolpair.engine import skeleton
+from toolpair.engine.fast import certainly_valid, check
 from toolpair.integrations.agno import AgnoCodec, repair_messages
 
 from .harness import call
@@ -33,7 +36,8 @@ FAST = ("anthropic", "openai")
 def fast(history: list[Any], provider: str, **context: Any) -> bool:
     """The verdict the core's no-op path gets for this history."""
     codec = AgnoCodec()
-    return certainly_valid(codec, provider, history, parse(history, provider, codec, context).ctx)
+    p = parse(history, provider, codec, context)
+    return certainly_valid(codec, p.profile.checker, history, p.ctx)
 
 
 def full(history: list[Any], provider: str) -> list[str]:
@@ -251,14 +255,37 @@ def test_context_the_rules_read_takes_the_full_path(provider: str) -> None:
         assert not fast(history, provider, thinking=False)
         assert not fast(history, provider, tools=[{"name": "get_weather"}])
     else:
-        # The chat view joins assistant messages of an item-shaped history.
-        ctx = parse(history, provider, AgnoCodec(), {}).ctx
-        ctx.shape = "items"
-        assert AgnoCodec().certainly_valid(history, provider, ctx) is None
+        # The chat view joins assistant messages of an item-shaped history: the
+        # verdict holds for that view too.
+        p = parse(history, provider, AgnoCodec(), {})
+        p.ctx.shape = "items"
+        if check(AgnoCodec(), provider, history, p.ctx):
+            assert p.profile.rules(p.messages, p.ctx) == []
 
 
 @pytest.mark.parametrize("provider", [p for p in toolpair.PROVIDERS if p not in FAST])
-def test_other_providers_are_left_to_the_full_path(provider: str) -> None:
-    history = realistic()
-    ctx = parse(history, provider, AgnoCodec(), {}).ctx
-    assert AgnoCodec().certainly_valid(history, provider, ctx) is None
+def test_other_providers_get_the_fast_path_too(provider: str) -> None:
+    # agno's own checkers knew two providers; the core's read its skeleton for all.
+    plain = [user(), calls("toolu_01A", text=None), result("toolu_01A"), say(), user("Thanks.")]
+    for history in (realistic(), H.framework("agno", 400), plain):
+        if fast(history, provider):
+            assert full(history, provider) == []
+    if provider in ("openai-responses", "gemini", "vertex", "deepseek", "deepseek-responses"):
+        assert fast(plain, provider)
+        assert fast(H.framework("agno", 400), provider)
+
+
+@pytest.mark.parametrize("provider", [None, *toolpair.PROVIDERS])
+def test_the_skeleton_agrees_with_decode(provider: str | None) -> None:
+    codec = AgnoCodec(provider)
+    histories = [realistic(), H.framework("agno", 400), H.framework("agno", 400, defects=True)]
+    histories += [h for h, _ in HAZARDS.values()]
+    for history in histories:
+        sk = codec.skeleton(history)
+        if sk is None:
+            continue
+        try:
+            decoded = codec.decode(history)
+        except InvalidHistory:
+            raise AssertionError("a skeleton of a history decode refuses") from None
+        assert sk == skeleton.from_view(decoded)

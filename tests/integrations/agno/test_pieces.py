@@ -17,7 +17,7 @@ from agno.models.message import Message
 import toolpair
 from toolpair._api import parse
 from toolpair.engine import chunked
-from toolpair.engine.fast import Frag
+from toolpair.engine.fast import Frag, check
 from toolpair.integrations.agno import repair_messages
 from toolpair.integrations.agno._codec import AgnoCodec
 from toolpair.providers import Context
@@ -244,24 +244,22 @@ def test_a_fragment_that_is_not_first_follows_a_user_turn() -> None:
     for provider in PIECED:
         seen: set[str] = set()
         f = Frag(False, False, "user", seen)
-        assert codec.certainly_valid(frag, provider, _ctx(), f) is True
+        assert check(codec, provider, frag, _ctx(), f) is True
         assert seen == {"toolu_1"}
         assert f.thinking is False
         # The same ids again, in another fragment: refused, and nothing is recorded.
         again = Frag(False, False, "user", seen)
-        assert codec.certainly_valid(frag, provider, _ctx(), again) is None
+        assert check(codec, provider, frag, _ctx(), again) is None
         assert seen == {"toolu_1"}
 
 
 def test_trailing_whitespace_is_the_last_fragments_rule_only() -> None:
     codec = AgnoCodec()
     frag = [_say("assistant", "done  "), _say("user", "ok"), _say("assistant", "so  ")]
-    assert codec.certainly_valid(frag, "anthropic", _ctx()) is None
-    assert (
-        codec.certainly_valid(frag, "anthropic", _ctx(), Frag(False, True, "user", set())) is None
-    )
+    assert check(codec, "anthropic", frag, _ctx()) is None
+    assert check(codec, "anthropic", frag, _ctx(), Frag(False, True, "user", set())) is None
     inner = Frag(False, False, "user", set())
-    assert codec.certainly_valid(frag, "anthropic", _ctx(), inner) is True
+    assert check(codec, "anthropic", frag, _ctx(), inner) is True
 
 
 def test_a_fragment_with_reasoning_says_so() -> None:
@@ -269,7 +267,7 @@ def test_a_fragment_with_reasoning_says_so() -> None:
     frag = [Message(role="assistant", content="ok", reasoning_content="hm"), _say("user", "go")]
     for provider in PIECED:
         f = Frag(False, False, "user", set())
-        assert codec.certainly_valid(frag, provider, _ctx(), f) is True
+        assert check(codec, provider, frag, _ctx(), f) is True
         assert f.thinking is True
 
 
@@ -278,7 +276,9 @@ def test_system_messages_never_start_a_piece_after_an_assistant_turn() -> None:
     one continues the assistant turn before it, so no boundary may fall there."""
     codec = AgnoCodec()
     h = [_say("user", "hi"), _say("assistant", "a"), _say("system", "s"), _say("assistant", "b")]
-    assert [codec.side(m) for m in h] == ["u", "a", "a", "a"]
+    sk = codec.skeleton(h)
+    assert sk is not None
+    assert [role for role, _ in sk] == ["user", "assistant", "system", "assistant"]
     assert codec.starts(h) == [0, 1]
 
 
@@ -289,9 +289,9 @@ def test_a_provider_without_a_fragment_check_sends_the_history_down_the_full_pat
     h = history(1)
     full = _repair(h, provider, in_pieces=False)
     codec = AgnoCodec()
-    with pytest.raises(ValueError):
-        codec.certainly_valid(h, provider, _ctx(), Frag(True, True, None, set()))
-    assert codec.certainly_valid(h, provider, _ctx()) is None
+    # Its no-op path reads the skeleton; its pieces are the full path's (`Codec.pieces`).
+    assert codec.pieces is not None and provider not in codec.pieces
+    assert check(codec, provider, h, _ctx()) is None
     got = _repair(h, provider, in_pieces=True)
     assert _answer(h, got.messages, got.fixes) == _answer(h, full.messages, full.fixes)
 

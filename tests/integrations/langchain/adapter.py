@@ -172,6 +172,8 @@ class LangChainAdapter(Adapter):
     integration = "toolpair.integrations.langchain"
     models = MODEL_IDS
     wire_providers = tuple(sorted(MODELS))
+    # Every provider: the core's checkers read the LangChain codec's skeleton.
+    fast_providers = Adapter.providers
     foreign_dumps = (
         [{"kind": "request", "parts": []}],
         [{"type": "human", "data": {"content": "hi"}, "extra": 1}],

@@ -10,8 +10,8 @@ transport), and puts LangGraph's own entry points in the path:
 - the unrepaired history is sent by the chat model itself (the graph's model call): a
   ``create_react_agent`` graph refuses a history with an unanswered call before its
   model is called, so a graph run would show nothing of what the formatter sends;
-- the codec is the one the integration picks (`ThreadCodec`, with the no-op path, for
-  the "openai" rules), and its fast path is held to the full rules;
+- the codec is the one the integration picks (the LangChain codec, whose skeleton gives
+  every provider's no-op path), and its fast path is held to the full rules;
 - `repair_hook(trim=...)` and `summarize_hook` are compaction entry points next to the
   core's.
 """
@@ -111,8 +111,8 @@ class LangGraphAdapter(LangChainAdapter):
     # LangGraph's messages and dumps are LangChain's: the LangChain env checks those
     # hooks on toolpair.integrations.langchain; this module has no dump reader of its own.
     integration = None
-    #: The providers `ThreadCodec.certainly_valid` answers for.
-    fast_providers = ("openai",)
+    #: Every provider: the core's checkers read the LangChain codec's skeleton.
+    fast_providers = Adapter.providers
 
     def __init__(self) -> None:
         self._graphs: dict[str, tuple[Any, Wire]] = {}

@@ -1,6 +1,6 @@
 """The no-op path for threads says "valid" for the plain shape a sound LangGraph thread
 has. (That it never says it where the full rules object is the conformance suite's fast
-path property, run on `ThreadCodec` by `adapter`.)"""
+path property, run on the codec the integration picks by `adapter`.)"""
 
 from __future__ import annotations
 
@@ -11,8 +11,17 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 
 import toolpair
+from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.langchain import LangChainCodec
-from toolpair.integrations.langgraph._fast import openai_certainly_valid
+from toolpair.integrations.langgraph._common import codec
+from toolpair.providers import Context
+
+
+def openai_certainly_valid(history: list[Any]) -> bool:
+    """The no-op verdict for the "openai" rules: the core's checker on the skeleton of
+    the codec the integration picks."""
+    c = codec("openai")
+    return certainly_valid(c, "openai", history, Context(shape=c.shape, format=c.name))
 
 
 def _call(i: str) -> dict[str, Any]:

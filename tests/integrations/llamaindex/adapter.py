@@ -225,7 +225,8 @@ class LlamaIndexAdapter(Adapter):
     integration = "toolpair.integrations.llamaindex"
     wire_providers = tuple(sorted(_LLMS))
     models = MODEL_IDS
-    fast_providers = FAST_PATH
+    # Every provider: the core's checkers read the codec's skeleton.
+    fast_providers = Adapter.providers
 
     def codec(self, provider: str) -> LlamaIndexCodec:
         return LlamaIndexCodec()

@@ -19,7 +19,7 @@ from llama_index.core.base.llms.types import (
 
 import toolpair
 from toolpair import InvalidHistory
-from toolpair.engine.fast import certainly_valid
+from toolpair.engine.fast import certainly_valid, check
 from toolpair.integrations.llamaindex import (
     LlamaIndexCodec,
     repair_messages,
@@ -95,7 +95,7 @@ def no_decoding(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize("provider", FAST_PATH)
 def test_a_realistic_valid_history_is_certainly_valid(provider: str) -> None:
     history = realistic()
-    assert CODEC.certainly_valid(history, provider, ctx()) is True
+    assert check(CODEC, provider, history, ctx()) is True
     assert toolpair.validate(history, provider, format=CODEC) == []
 
 
@@ -129,7 +129,7 @@ def test_an_unknown_provider_is_still_an_error() -> None:
 
 @pytest.mark.parametrize("provider", ["bedrock", "gemini", "mistral", "openai-responses"])
 def test_other_providers_take_the_full_path(provider: str) -> None:
-    assert CODEC.certainly_valid(realistic(3), provider, ctx()) is None
+    assert check(CODEC, provider, realistic(3), ctx()) is None
 
 
 def test_system_messages_between_calls_and_results_are_left_out_on_anthropic() -> None:
