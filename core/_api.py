@@ -105,12 +105,17 @@ def parse(
         # A request body names its model: its family's rules are the exact ones.
         given = history.get("model", history.get("modelId"))
         model = given if isinstance(given, str) else None
-    # A named model is held only to the rules the evidence grants it (do no harm).
-    profile = get_profile(provider) if model is None else named(provider, model)
     if isinstance(format, str) and format in TRANSCRIPTS.names and TRANSCRIPTS.read:
         # An agent's session file: the wire messages its agent sends on resume.
         history, format = TRANSCRIPTS.read(format, history)
     codec = get_codec(format if format is not None else detect(history, provider))
+    # A named model is held only to the rules the evidence grants it (do no harm), and
+    # to those its framework's formatter needs kept.
+    profile = (
+        get_profile(provider)
+        if model is None
+        else named(provider, model, codec.keeps(provider))
+    )
     if format is None and codec.skips_unknown and not isinstance(history, Mapping):
         _judged_guard(history, codec.name)
     body: Mapping[str, Any] | None = None

@@ -301,6 +301,15 @@ class Codec:
         None (the default): only content block dicts count as sent."""
         return None
 
+    def keeps(self, provider: str) -> frozenset[str]:
+        """Rule codes ``provider``'s rules keep for every model when judged through this
+        codec, whatever a named model's evidence withholds: the framework's formatter
+        reshapes what they flag into a shape the provider refuses (agno merges a user
+        message into the results before it, so two user turns in a row, which Claude 3
+        takes on Converse, reach it as text beside results, which it refuses). Recorded
+        acceptance is of the wire shape, which such a formatter does not send."""
+        return frozenset()
+
     # -- editing (repair's passes and compaction) ------------------------------------
     # A hook returning None, or raising NotImplementedError, says the format cannot.
 

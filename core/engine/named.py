@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from toolpair._model import Message, Violation
 from toolpair.providers import Context, Profile, get_profile
-from toolpair.rules import Rule, relaxed, rules_for, withheld
+from toolpair.rules import LAYOUT, Rule, relaxed, rules_for, withheld
 
 _PLACEHOLDER = re.compile(r"\\\{[^}]*\\\}")
 
@@ -50,14 +50,15 @@ def _judge(every: Sequence[Rule], fired: set[tuple[str, str]]) -> Callable[[Viol
 
 
 @lru_cache(maxsize=1024)
-def named(provider: str, model: str) -> Profile:
+def named(provider: str, model: str, kept: frozenset[str] = frozenset()) -> Profile:
     """The profile ``provider`` holds ``model`` to under the do-no-harm policy: its
     family's profile, with the rules the policy withholds neither reported nor repaired
-    for. The same profile object where nothing is withheld."""
+    for, but for the codes in ``kept`` (`Codec.keeps`: a framework's formatter reshapes
+    what they flag). The same profile object where nothing is withheld."""
     base = get_profile(provider, model)
     if provider == "portable":
         return base
-    held = withheld(provider, model)
+    held = [r for r in withheld(provider, model) if r.code not in kept]
     if not held:
         return base
     every = rules_for(provider, model, every=True)
@@ -65,7 +66,11 @@ def named(provider: str, model: str) -> Profile:
     keep = _judge(every, fired)
     cls = type(base)
     attrs: dict[str, object] = {"withheld": frozenset(r.code for r in held)}
-    attrs.update((k, v) for k, v in relaxed(provider, model).items() if hasattr(cls, k))
+    loose = relaxed(provider, model)
+    if kept:
+        # A trait a kept rule asks for stays: only the held rules' traits are let go.
+        loose = {k: v for k, v in loose.items() if k not in _traits(kept)}
+    attrs.update((k, v) for k, v in loose.items() if hasattr(cls, k))
 
     def rules(self: Profile, messages: Sequence[Message], ctx: Context) -> list[Violation]:
         return [v for v in cls.rules(self, messages, ctx) if keep(v)]
@@ -73,6 +78,11 @@ def named(provider: str, model: str) -> Profile:
     attrs["rules"] = rules
     attrs["__doc__"] = f"{cls.__name__} for a named model, with the unsupported rules withheld."
     return type(f"Named{cls.__name__}", (cls,), attrs)()  # type: ignore[no-any-return]
+
+
+def _traits(codes: frozenset[str]) -> set[str]:
+    """The layout traits the rules of ``codes`` ask for."""
+    return {k for code in codes for k, _ in LAYOUT.get(code, ())}
 
 
 __all__ = ["named"]

@@ -282,6 +282,18 @@ def _openai(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bo
     return not ctx.thinking and all(len(i) <= 40 for i in ids)
 
 
+def _zhipu(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
+    # GLM refuses a list with no user message (zhipu Z2); a piece without one asks the
+    # full path, which sees the whole history.
+    return _openai(sk, ctx, frag, ids) and any(m[0] == "user" for m in sk)
+
+
+def _moonshot_thinking(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
+    # K1 reads ``reasoning_content`` off the wire body, which a skeleton does not keep:
+    # a wire body in thinking mode asks the full path.
+    return ctx.format != "openai" and _openai(sk, ctx, frag, ids)
+
+
 def _mistral(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
     if ctx.tokenizer_version < 5 or not sk:
         return False
@@ -436,7 +448,15 @@ def _anthropic_checker(sk: Skeleton, ctx: Context, frag: Frag | None = None) -> 
 
 
 #: The portable profile's rules are every API's at once: so is its checker.
-_PORTABLE: tuple[_Extra, ...] = (_anthropic, _openai, _mistral, _responses, _vertex, _bedrock)
+_PORTABLE: tuple[_Extra, ...] = (
+    _anthropic,
+    _openai,
+    _zhipu,
+    _mistral,
+    _responses,
+    _vertex,
+    _bedrock,
+)
 
 
 def _portable(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
@@ -447,6 +467,8 @@ def _portable(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> 
 CHECKERS: dict[str, SkeletonChecker] = {
     "anthropic": _anthropic_checker,
     "openai": _family(_openai, thinking_ok=True, lenient=True, item_calls_ok=True),
+    "moonshot-thinking": _family(_moonshot_thinking, thinking_ok=True, lenient=True),
+    "zhipu": _family(_zhipu, thinking_ok=True, lenient=True),
     "mistral": _family(_mistral, item_calls_ok=True),
     "openai-responses": _family(_responses),
     # Outputs right after the group of calls they answer: the canonical shape already.

@@ -131,6 +131,10 @@ def _secondary(tc: Mapping[str, Any], call_id: Any, gemini: bool) -> str | None:
     return call_id if isinstance(call_id, str) else None
 
 
+#: Bedrock's alternation rule (B4) kept for every model: see `AgnoCodec.keeps`.
+_KEEPS_BEDROCK = frozenset({"bedrock.roles_not_alternating"})
+
+
 class AgnoCodec(Codec):
     """Reads and writes lists of ``agno.models.message.Message``.
 
@@ -247,6 +251,11 @@ class AgnoCodec(Codec):
         if blank:
             _judge_blank(out, blank)
         return out
+
+    def keeps(self, provider: str) -> frozenset[str]:
+        # agno's Converse formatter merges a user message into the tool results before
+        # it: two user turns in a row reach Bedrock as text beside results.
+        return _KEEPS_BEDROCK if provider == "bedrock" else frozenset()
 
     def sends_blank_text(self, block: Block, provider: str) -> bool:
         """Whether agno's Claude formatter sends this blank text where Anthropic judges

@@ -10,8 +10,6 @@ import json
 from typing import Any
 
 import pytest
-from .test_rules import CITED, NOTE, PDF, V2026
-from .wire import OA, OS, OT, OU, A, U, call, tu, txt
 
 import toolpair
 from toolpair._model import Context
@@ -21,6 +19,9 @@ from toolpair.gateway import wire
 from toolpair.integrations._hosts import litellm_target, provider_at
 from toolpair.providers import get_profile
 from toolpair.rules import rules_for
+
+from .test_rules import CITED, NOTE, PDF, V2026
+from .wire import OA, OS, OT, OU, A, U, call, tu, txt
 
 
 def repaired(history: Any, provider: str, **kw: Any) -> toolpair.Repaired:

@@ -13,11 +13,12 @@ from typing import Any
 import httpx
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage
-from .wire import human, tool
 
 import toolpair
 from toolpair.integrations.langchain import repair_messages
 from toolpair.integrations.langchain._repair import INTEGRATION, codec_for
+
+from .wire import human, tool
 
 genai = pytest.importorskip("langchain_google_genai")
 

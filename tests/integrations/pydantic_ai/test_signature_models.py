@@ -13,7 +13,6 @@ import httpx
 import pytest
 from google import genai
 from google.genai import types
-from .history import T0, agent_with_processor
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
@@ -30,6 +29,8 @@ from pydantic_ai.providers.google import GoogleProvider
 import toolpair
 from toolpair.integrations.pydantic_ai import RepairGuard, repair_history
 from toolpair.integrations.pydantic_ai._processors import INTEGRATION, codec_for
+
+from .history import T0, agent_with_processor
 
 pytestmark = pytest.mark.anyio
 

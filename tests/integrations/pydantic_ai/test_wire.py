@@ -17,7 +17,7 @@ import toolpair
 from toolpair.integrations.pydantic_ai import RepairGuard, model_request, repair_history
 
 from .history import PAI_MAJOR, agent_with_processor, get_x, poisoned, req, user
-from .wire import WIRE_MODELS, Capture
+from .wire import BEDROCK_MODEL_ID, WIRE_MODELS, Capture
 
 _ALL = ("anthropic", "bedrock", "openai", "openai-responses")
 #: Responses pairs by call_id anywhere in the input, so non-adjacent results pass there;
@@ -72,7 +72,9 @@ def _cases_fixed() -> list[Any]:
 
 
 def _violations(body: dict[str, Any], provider: str) -> list[toolpair.Violation]:
-    return toolpair.validate(body, provider)
+    # A Converse body does not name its model (the URL does): judge it for the one sent.
+    model = BEDROCK_MODEL_ID if provider == "bedrock" else None
+    return toolpair.validate(body, provider, model=model)
 
 
 async def _run(provider: str, case: str, *, fix: str | None) -> dict[str, Any]:

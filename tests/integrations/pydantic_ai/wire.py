@@ -82,6 +82,12 @@ class _RawBody:
         return self._data
 
 
+#: The model the Converse requests name: in the URL, not the body, so a check of the
+#: captured body is told it (a named model is judged exactly: Claude 3.x through Converse
+#: takes two user turns in a row, bedrock B4).
+BEDROCK_MODEL_ID = "anthropic.claude-3-5-sonnet-20240620-v1:0"
+
+
 def bedrock_model(capture: Capture) -> BedrockConverseModel:
     import boto3
     from botocore.awsrequest import AWSResponse
@@ -106,7 +112,7 @@ def bedrock_model(capture: Capture) -> BedrockConverseModel:
 
     client.meta.events.register("before-send.bedrock-runtime.Converse", before_send)
     return BedrockConverseModel(
-        "anthropic.claude-3-5-sonnet-20240620-v1:0",
+        BEDROCK_MODEL_ID,
         provider=BedrockProvider(bedrock_client=client),
     )
 
