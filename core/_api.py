@@ -112,9 +112,7 @@ def parse(
     # A named model is held only to the rules the evidence grants it (do no harm), and
     # to those its framework's formatter needs kept.
     profile = (
-        get_profile(provider)
-        if model is None
-        else named(provider, model, codec.keeps(provider))
+        get_profile(provider) if model is None else named(provider, model, codec.keeps(provider))
     )
     if format is None and codec.skips_unknown and not isinstance(history, Mapping):
         _judged_guard(history, codec.name)
