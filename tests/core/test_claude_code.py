@@ -22,16 +22,11 @@ from toolpair.cli import main
 from toolpair.engine.coverage import NothingJudged
 from toolpair.sessions import claude_code
 
-from .clirun import run
+from .clirun import repaired_while_open, run, stdout_of
 
 
 def write(tmp_path: Path, data: bytes, name: str = "3f0c2d4e-1111-4222-8333-444455556666") -> Path:
-    p = tmp_path / f"{name}.jsonl"
-    p.write_bytes(data)
-    os.chmod(p, 0o600)
-    old = time.time() - 3600
-    os.utime(p, (old, old))
-    return p
+    return M.settle(tmp_path / f"{name}.jsonl", data)
 
 
 # -- reading ---------------------------------------------------------------------------
@@ -97,8 +92,7 @@ def test_torn_last_line_is_skipped_and_listed(
 ) -> None:
     data = M.LINEAR.read_bytes() + b'{"parentUuid":"x","type":"user","mess'
     p = write(tmp_path, data)
-    code, out, _ = run(capsys, "check", p)
-    assert code == 0
+    out = stdout_of(capsys, 0, "check", p)
     assert "1 unreadable lines" in out
 
 
@@ -130,8 +124,7 @@ def test_check_json_names_merged_index_and_file_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     p = write(tmp_path, M.m_delete_result())
-    code, out, _ = run(capsys, "check", "--json", p)
-    assert code == 1
+    out = stdout_of(capsys, 1, "check", "--json", p)
     (item,) = json.loads(out)
     assert item["index"] == 3 and item["format"] == "claude-code"
     assert item["provider"] == "anthropic" and item["model"] == "claude-sonnet-4-20250514"
@@ -306,11 +299,7 @@ def test_refuses_when_the_file_changes_while_read(
 def test_warns_when_the_session_looks_open(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    p = write(tmp_path, M.m_delete_result())
-    os.utime(p, None)
-    code, _, err = run(capsys, "repair", p, "--in-place")
-    assert code == 0
-    assert "may still be open" in err
+    assert "may still be open" in repaired_while_open(capsys, write(tmp_path, M.m_delete_result()))
 
 
 def test_backup_name_is_not_a_second_session(
@@ -357,8 +346,7 @@ def test_scan_lists_broken_sessions_newest_first(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _tree(tmp_path, 5, [M.m_delete_result(), M.m_interrupt()])
-    code, out, _ = run(capsys, "scan", tmp_path, "--json")
-    assert code == 1
+    out = stdout_of(capsys, 1, "scan", tmp_path, "--json")
     report = json.loads(out)
     assert report["scanned"] == 7
     names = [Path(b["file"]).name for b in report["broken"]]
@@ -398,8 +386,7 @@ def test_map_of_a_session_links_every_pair_and_marks_the_break(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     p = write(tmp_path, M.m_delete_result())
-    code, out, _ = run(capsys, "map", p)
-    assert code == 1
+    out = stdout_of(capsys, 1, "map", p)
     rows = [r for r in out.splitlines() if re.match(r"^[> ] \[\d+\] ", r)]
     assert len(rows) == 14
     marked = [r for r in rows if r.startswith(">")]
@@ -475,8 +462,7 @@ def test_map_draws_nothing_it_did_not_judge(
 def test_check_lists_what_it_never_judged(capsys: pytest.CaptureFixture[str]) -> None:
     """Rewound branches before the compaction and inline sidechains are named by line,
     never judged as sent."""
-    code, out, _ = run(capsys, "check", M.REWIND, M.SIDECHAINS)
-    assert code == 0
+    out = stdout_of(capsys, 0, "check", M.REWIND, M.SIDECHAINS)
     assert "8 lines before the last compaction (lines 1-8)" in out
     assert "22 sidechain lines (their own chains) (lines 16-22, 26-40)" in out
 
@@ -551,8 +537,7 @@ def test_merged_turn_is_rejected_where_the_api_rejects_it_and_its_twin_is_not(
     """The text-only answer hangs from the call line: the turn sent is [tool_use, text],
     refused at messages.11 for the call; the file with its result line is valid."""
     p = write(tmp_path, M.m_merged_turn())
-    code, out, _ = run(capsys, "check", "--json", p)
-    assert code == 1
+    out = stdout_of(capsys, 1, "check", "--json", p)
     items = json.loads(out)
     assert [(v["code"], v["index"], v["ids"]) for v in items] == [
         ("anthropic.missing_result", 11, [M.LAST_CALL]),
@@ -721,8 +706,7 @@ def test_allow_partial_writes_the_partial_repair_in_place(
     assert code == 1
     assert "1 fix, 1 violation left; written in place" in err
     assert p.with_name(p.name + ".bak").read_bytes() == data
-    code, out, _ = run(capsys, "check", "--json", p)
-    assert code == 1
+    out = stdout_of(capsys, 1, "check", "--json", p)
     assert [(v["code"], v["index"]) for v in json.loads(out)] == [
         ("anthropic.content_after_tool_use", 11)
     ]

@@ -21,7 +21,7 @@ import pytest
 import toolpair
 from toolpair.sessions import Loaded, SessionError, cline, detect, get_format, names
 
-from .clirun import run
+from .clirun import at_home, run, stdout_of
 
 DATA = Path(__file__).parent / "data" / "cline"
 CLINE_TASK = DATA / "saoudrizwan.claude-dev" / "tasks" / "1783376868634"
@@ -562,12 +562,10 @@ def test_cli_check_a_task_folder(tmp_path: Path, capsys: pytest.CaptureFixture[s
     path, _data = broken(
         tmp_path, ROO_TASK, "rooveterinaryinc.roo-cline", one_parallel_result_lost_mid_task
     )
-    code, out, _ = run(capsys, "check", path.parent)
-    assert code == 1
+    out = stdout_of(capsys, 1, "check", path.parent)
     assert f"{path.parent}:1: messages.13" in out and "tool_use" in out
     assert "(messages[13])" in out
-    code, out, _ = run(capsys, "check", "--json", path.parent)
-    assert code == 1
+    out = stdout_of(capsys, 1, "check", "--json", path.parent)
     (item,) = json.loads(out)
     assert item["index"] == 13 and item["format"] == "cline" and item["line"] == 1
     code, out, err = run(capsys, "check", "--provider", "gemini", path.parent)
@@ -589,8 +587,7 @@ def test_cli_repair_in_place_with_a_backup(
     assert "warning" not in err
     assert (path.parent / f"{TASK}.bak").read_bytes() == data
     assert path.read_bytes() != data
-    code, out, _ = run(capsys, "check", path)
-    assert code == 0
+    out = stdout_of(capsys, 0, "check", path)
     code, _out, err = run(capsys, "repair", path, "--in-place")
     assert code == 0 and "nothing to repair; not written" in err
     assert not (path.parent / f"{TASK}.bak.1").exists()
@@ -654,11 +651,7 @@ def test_cli_warns_about_an_open_task_and_refuses_a_locked_one(
 def test_cli_scan_every_variant(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
-    monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
-    for var in ("CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR"):
-        monkeypatch.delenv(var, raising=False)
+    at_home(monkeypatch, tmp_path, "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR")
     code, _out, err = run(capsys, "scan", "--agent", "cline")
     assert code == 2 and "no Cline family sessions here" in err
     storage = F.default_roots()[0].parent.parent  # <first editor>/User/globalStorage
@@ -682,11 +675,10 @@ def test_cli_scan_every_variant(
 
 def test_cli_map_a_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path, _data = broken(tmp_path, ROO_TASK, "rooveterinaryinc.roo-cline", results_after_text)
-    code, out, _ = run(capsys, "map", path)
-    assert code == 1
+    out = stdout_of(capsys, 1, "map", path)
     assert ">" in out and "messages[14]" in out
     page = tmp_path / "map.html"
-    code, _out, _err = run(capsys, "map", path, "--html", page)
+    _code, _out, _err = run(capsys, "map", path, "--html", page)
     assert page.read_text().startswith("<!DOCTYPE html>")
     assert "messages[14]" in page.read_text()
 

@@ -19,7 +19,7 @@ from tests.support.mutations import codex as M
 from toolpair.sessions import Loaded, detect, get_format, names
 from toolpair.sessions.codex import ABORTED, CODEX_ABORTED, zstd_available
 
-from .clirun import run
+from .clirun import at_home, run, scanned, stdout_of
 
 F = get_format("codex")
 RAW = F.raw_view()  # type: ignore[attr-defined]
@@ -301,19 +301,14 @@ def test_scan_defaults_to_codex_home_with_archived_sessions(
     archived.write_bytes(M.empty_call_ids())
     (home / "sessions" / "2026" / "01" / "01" / "rollout-c.jsonl.bak").write_bytes(b"x")
     monkeypatch.setenv("CODEX_HOME", str(home))
-    code, out, _ = run(capsys, "scan", "--agent", "codex", "--json")
-    assert code == 1
-    report = json.loads(out)
-    assert report["scanned"] == 4
-    assert sorted(b["file"] for b in report["broken"]) == sorted([str(bad), str(archived)])
+    assert scanned(capsys, "codex") == (4, sorted([str(bad), str(archived)]))
 
 
 def test_map_shows_a_rollout_with_its_lines(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     p = put(tmp_path, M.interrupted_shell())
-    code, out, _ = run(capsys, "map", "--raw", p)
-    assert code == 1
+    out = stdout_of(capsys, 1, "map", "--raw", p)
     assert "(line 10)" in out and "exec_command(call_mock0002)" in out
     assert "break at messages.3: [openai-responses.missing_output]" in out
     code, out, _ = run(capsys, "map", p)
@@ -389,8 +384,7 @@ def test_scan_without_agent_lists_exactly_the_broken_sessions_of_every_agent(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bad = _mixed(tmp_path)
-    code, out, _ = run(capsys, "scan", tmp_path, "--json")
-    assert code == 1
+    out = stdout_of(capsys, 1, "scan", tmp_path, "--json")
     report = json.loads(out)
     assert {b["file"] for b in report["broken"]} == bad
     assert {b["file"]: b["format"] for b in report["broken"]} == {
@@ -407,8 +401,7 @@ def test_scan_without_agent_lists_exactly_the_broken_sessions_of_every_agent(
     }
     assert report["by_agent"] == {"claude-code": 2, "gemini-cli": 2, "codex": 3, "cline": 2}
     assert report["not_recognised"] == [str(tmp_path / "notes" / "todo.jsonl")]
-    code, out, _ = run(capsys, "scan", tmp_path)
-    assert code == 1
+    out = stdout_of(capsys, 1, "scan", tmp_path)
     assert "todo.jsonl: not judged: not a session of any agent toolpair knows" in out
     assert "9 sessions (2 Claude Code, 2 Gemini CLI, 3 Codex CLI, 2 Cline family" in out
     assert "4 broken" in out and "1 not recognised" in out
@@ -417,18 +410,16 @@ def test_scan_without_agent_lists_exactly_the_broken_sessions_of_every_agent(
 def test_scan_without_a_folder_looks_in_every_agents_place_and_says_which(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / ".config"))
-    monkeypatch.setenv("APPDATA", str(tmp_path / "Roaming"))
-    for var in (
+    at_home(
+        monkeypatch,
+        tmp_path,
         "CLAUDE_CONFIG_DIR",
         "GEMINI_CLI_HOME",
         "CODEX_HOME",
         "CLINE_DIR",
         "CLINE_DATA_DIR",
         "CLINE_SESSION_DATA_DIR",
-    ):
-        monkeypatch.delenv(var, raising=False)
+    )
     code, _, err = run(capsys, "scan")
     assert code == 2 and "no any agent's sessions here" not in err
     assert "no sessions of any agent here (looked in" in err
@@ -440,8 +431,7 @@ def test_scan_without_a_folder_looks_in_every_agents_place_and_says_which(
     from tests.support.mutations import gemini_cli as G
 
     (gem / "session-2026-01-01T00-00-aaaaaaaa.jsonl").write_bytes(G.PARALLEL.read_bytes())
-    code, out, _ = run(capsys, "scan")
-    assert code == 1
+    out = stdout_of(capsys, 1, "scan")
     assert f"looked in: {home / 'sessions'}, {tmp_path / '.gemini' / 'tmp'}" in out or (
         f"looked in: {tmp_path / '.gemini' / 'tmp'}, {home / 'sessions'}" in out
     )

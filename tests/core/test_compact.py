@@ -211,6 +211,13 @@ def assert_whole(history: Any, fmt: str) -> None:
     assert sorted(calls) == sorted(results), (calls, results)
 
 
+def valid_where_it_was(history: Any, out: Any, fmt: str, *why: Any) -> None:
+    """Every provider that accepted the history accepts what came out."""
+    for p in toolpair.PROVIDERS:
+        if not toolpair.validate(history, p, format=fmt):
+            assert toolpair.validate(out, p, format=fmt) == [], (p, *why)
+
+
 def same_objects_in_order(out: Sequence[Any], inp: Sequence[Any]) -> None:
     pos = {id(m): k for k, m in enumerate(inp)}
     at = [pos[id(m)] for m in out if id(m) in pos]
@@ -353,9 +360,7 @@ def test_trim_last_starts_at_a_user_turn(fmt: str) -> None:
     assert (body[0].get("role") == "user" and "parts" not in body[0]) or body[0]["parts"]
     assert r.evicted and all(f.kind in ("unit_evicted",) for f in r.fixes)
     assert r.tokens_after <= 60
-    for p in toolpair.PROVIDERS:
-        if not toolpair.validate(h, p, format=fmt):
-            assert toolpair.validate(r.messages, p, format=fmt) == [], p
+    valid_where_it_was(h, r.messages, fmt)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -368,9 +373,7 @@ def test_trim_inside_a_long_tool_loop_keeps_the_task(fmt: str) -> None:
     assert r.messages[0] is h[0]  # the user message that opened the turn
     assert r.messages[-1] is h[-1]
     assert r.tokens_after <= 120
-    for p in toolpair.PROVIDERS:
-        if not toolpair.validate(h, p, format=fmt):
-            assert toolpair.validate(r.messages, p, format=fmt) == [], p
+    valid_where_it_was(h, r.messages, fmt)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -476,9 +479,7 @@ def test_langchain_trim_messages_orphans_come_out_whole(
     h = render(WEATHER[:-1], fmt)
     r = toolpair.trim(h, max_tokens, **kwargs, format=fmt)
     assert_whole(r.messages, fmt)
-    for p in toolpair.PROVIDERS:
-        if not toolpair.validate(h, p, format=fmt):
-            assert toolpair.validate(r.messages, p, format=fmt) == [], p
+    valid_where_it_was(h, r.messages, fmt)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -505,9 +506,7 @@ def test_llamaindex_memory_cuts_come_out_whole(fmt: str) -> None:
         r = toolpair.trim(h, limit, format=fmt)
         assert_whole(r.messages, fmt)
         assert r.messages[-1] is h[-1]
-        for p in toolpair.PROVIDERS:
-            if not toolpair.validate(h, p, format=fmt):
-                assert toolpair.validate(r.messages, p, format=fmt) == [], (p, limit)
+        valid_where_it_was(h, r.messages, fmt, limit)
     # Case B: the last message alone over the limit -> a lone TOOL; here its unit stays.
     b = [
         ("user", "q"),
@@ -594,9 +593,7 @@ def test_clear_tool_results_keeps_the_skeleton(fmt: str) -> None:
     for k, (a, b) in enumerate(zip(r.messages, h, strict=True)):
         if k not in {f.index for f in cleared}:
             assert a is b
-    for p in toolpair.PROVIDERS:
-        if not toolpair.validate(h, p, format=fmt):
-            assert toolpair.validate(r.messages, p, format=fmt) == [], p
+    valid_where_it_was(h, r.messages, fmt)
     # idempotent
     again = toolpair.clear_tool_results(r.messages, keep=2, format=fmt)
     assert again.fixes == [] and all(
@@ -797,9 +794,7 @@ def test_offload_round_trips_through_the_file_store(fmt: str, tmp_path: Path) ->
         assert "result " in original and "x" * 500 in original
     dump = json.dumps(r.messages)
     assert "tool result offloaded" in dump and "x" * 400 not in dump
-    for p in toolpair.PROVIDERS:
-        if not toolpair.validate(h, p, format=fmt):
-            assert toolpair.validate(r.messages, p, format=fmt) == [], p
+    valid_where_it_was(h, r.messages, fmt)
     again = toolpair.offload(r.messages, store, threshold_bytes=10, format=fmt)
     assert again.fixes == []
 

@@ -99,11 +99,18 @@ def check_common(history: list[Any], before: list[Any], out: Any, fmt: str, prov
     assert left == [], [str(v) for v in left]
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-@PROPS
-@given(
-    abstract=histories(),
-    fmt=st.sampled_from(FORMATS),
+def for_every_provider(**strategies: Any) -> Any:
+    """A property over generated histories in every format, for every provider, with
+    the operation's own arguments drawn from ``strategies``."""
+
+    def wrap(test: Any) -> Any:
+        drawn = given(abstract=histories(), fmt=st.sampled_from(FORMATS), **strategies)
+        return pytest.mark.parametrize("provider", PROVIDERS)(PROPS(drawn(test)))
+
+    return wrap
+
+
+@for_every_provider(
     frac=st.floats(0, 1),
     strategy=st.sampled_from(["last", "last", "first"]),
     keep_system=st.booleans(),
@@ -130,11 +137,7 @@ def test_trim(
     assert toolpair.validate(rp.messages, provider, format=fmt) == []
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-@PROPS
-@given(
-    abstract=histories(),
-    fmt=st.sampled_from(FORMATS),
+@for_every_provider(
     keep=st.integers(0, 4),
     clear_inputs=st.booleans(),
     exclude=st.lists(st.sampled_from(["search", "read", "write"]), max_size=1),
@@ -157,11 +160,7 @@ def test_clear_tool_results(
     assert again.fixes == []
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-@PROPS
-@given(
-    abstract=histories(),
-    fmt=st.sampled_from(FORMATS),
+@for_every_provider(
     tool_calls=st.sampled_from(
         [
             "none",
@@ -194,9 +193,7 @@ def test_prune(provider: str, abstract: Any, fmt: str, tool_calls: Any, reasonin
         assert left == [], [str(v) for v in left]
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-@PROPS
-@given(abstract=histories(), fmt=st.sampled_from(FORMATS), threshold=st.sampled_from([1, 100]))
+@for_every_provider(threshold=st.sampled_from([1, 100]))
 def test_offload(
     provider: str, abstract: Any, fmt: str, threshold: int, tmp_path_factory: Any
 ) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import toolpair
+from tests.support.histories import DANGLING_CHAT, VALID_CHAT
 from tests.support.recorded import CORPUS, figures, verdicts
 from toolpair import corpus
 from toolpair.corpus import Recorder
@@ -304,34 +305,8 @@ def test_a_case_carries_no_header_and_no_field_beyond_the_format(tmp_path: Path)
     assert "headers" not in json.dumps(case).lower()
 
 
-DANGLING: dict[str, Any] = {
-    "model": "gpt-4.1",
-    "messages": [
-        {"role": "user", "content": "weather?"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {"name": "w", "arguments": "{}"}}
-            ],
-        },
-        {"role": "user", "content": "and?"},
-    ],
-}
-VALID: dict[str, Any] = {
-    "model": "gpt-4.1",
-    "messages": [
-        {"role": "user", "content": "weather?"},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {"id": "call_1", "type": "function", "function": {"name": "w", "arguments": "{}"}}
-            ],
-        },
-        {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
-    ],
-}
+DANGLING: dict[str, Any] = {"model": "gpt-4.1", "messages": DANGLING_CHAT}
+VALID: dict[str, Any] = {"model": "gpt-4.1", "messages": VALID_CHAT}
 
 
 @pytest.mark.parametrize(

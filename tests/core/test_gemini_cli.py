@@ -18,7 +18,7 @@ from tests.support.mutations import gemini_cli as M
 from toolpair.sessions import Loaded, SessionError, detect, get_format, names
 from toolpair.sessions.gemini_cli import CANCELLED, CONTEXT_TURN, NEXT_PROMPT
 
-from .clirun import run
+from .clirun import repaired_while_open, run, scanned, stdout_of
 
 F = get_format("gemini-cli")
 NL = b"\n"
@@ -450,12 +450,10 @@ def partly_repairable() -> bytes:
 
 def test_check_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     good = put(tmp_path, M.PARALLEL.read_bytes(), "session-2026-01-02T00-00-aaaaaaaa.jsonl")
-    code, out, _ = run(capsys, "check", good)
-    assert code == 0
+    out = stdout_of(capsys, 0, "check", good)
     assert out.startswith(f"{good}: valid (gemini-cli format (session), gemini rules")
     bad = put(tmp_path, M.mid_history())
-    code, out, _ = run(capsys, "check", "--json", bad)
-    assert code == 1
+    out = stdout_of(capsys, 1, "check", "--json", bad)
     (v,) = json.loads(out)
     assert (v["code"], v["index"], v["line"], v["format"], v["provider"]) == (
         "gemini.missing_response",
@@ -486,8 +484,7 @@ def test_repair_in_place_keeps_a_backup_and_is_idempotent(
     assert code == 0 and "nothing to repair; not written" in err
     assert p.read_bytes() == written
     # The backup is never a second session.
-    code, out, _ = run(capsys, "scan", "--agent", "gemini-cli", "--json", tmp_path)
-    assert code == 0
+    out = stdout_of(capsys, 0, "scan", "--agent", "gemini-cli", "--json", tmp_path)
     assert json.loads(out)["scanned"] == 1
 
 
@@ -516,8 +513,7 @@ def test_a_partial_repair_is_not_written_in_place_unless_allowed(
     code, _, err = run(capsys, "repair", p, "--in-place", "--allow-partial")
     assert code == 1 and "1 fix, 1 violation left; written in place" in err
     assert p.read_bytes().startswith(data)
-    code, out, _ = run(capsys, "check", "--json", p)
-    assert code == 1
+    out = stdout_of(capsys, 1, "check", "--json", p)
     assert [(v["code"], v["index"]) for v in json.loads(out)] == [("gemini.unexpected_response", 9)]
     code, _, err = run(capsys, "repair", p, "--in-place", "--allow-partial")
     assert code == 1 and "nothing toolpair can repair; not written" in err
@@ -526,11 +522,9 @@ def test_a_partial_repair_is_not_written_in_place_unless_allowed(
 def test_warns_when_the_session_looks_open(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    p = put(tmp_path, M.dangling_end())
-    os.utime(p, None)
-    code, _, err = run(capsys, "repair", p, "--in-place")
-    assert code == 0
-    assert "may still be open; if it is, quit Gemini CLI (/quit)" in err
+    assert "may still be open; if it is, quit Gemini CLI (/quit)" in repaired_while_open(
+        capsys, put(tmp_path, M.dangling_end())
+    )
 
 
 def test_refuses_a_file_that_changed_while_it_was_read(
@@ -562,19 +556,14 @@ def test_scan_lists_the_broken_and_defaults_to_gemini_cli_home(
     bad = put(root, M.mid_history())
     legacy = put(root, M.legacy_document(M.mid_history()), "session-2025-01-01T00-00-cccccccc.json")
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
-    code, out, _ = run(capsys, "scan", "--agent", "gemini-cli", "--json")
-    assert code == 1
-    report = json.loads(out)
-    assert report["scanned"] == 3
-    assert sorted(b["file"] for b in report["broken"]) == sorted([str(bad), str(legacy)])
+    assert scanned(capsys, "gemini-cli") == (3, sorted([str(bad), str(legacy)]))
 
 
 def test_map_names_each_turn_with_its_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     p = put(tmp_path, M.mid_history())
-    code, out, _ = run(capsys, "map", p)
-    assert code == 1
+    out = stdout_of(capsys, 1, "map", p)
     assert "(line 6)" in out and "(line 2)" in out
     assert "->?" in out.splitlines()[3]  # the unanswered calls of line 6
     assert "break at messages.3: [gemini.missing_response]" in out

@@ -1,3 +1,4 @@
+# ruff: noqa: F405
 """Rules that depend on the model and the host: each a rejected fixture (code, index, ids,
 exact message) and its accepted twin, the model ids as users write them, and repair
 held to the same model (what it accepts is left alone, what it rejects is fixed)."""
@@ -14,33 +15,9 @@ from toolpair.providers import get_profile
 from toolpair.providers._models import bedrock_family, bedrock_model, gemini_family
 
 from .test_rules import Case
-from .wire import (
-    BA,
-    BU,
-    GM,
-    GU,
-    OA,
-    OS,
-    OT,
-    OU,
-    RA,
-    RU,
-    A,
-    U,
-    b_res,
-    b_txt,
-    b_use,
-    call,
-    fc,
-    fco,
-    g_call,
-    g_res,
-    g_txt,
-    rs,
-    tr,
-    tu,
-    txt,
-)
+
+# The tables use most of the wire vocabulary, by its short names (F405: those names).
+from .wire import *  # noqa: F403
 
 SONNET4 = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
 HAIKU35 = "anthropic.claude-3-5-haiku-20241022-v1:0"
@@ -221,28 +198,20 @@ CASES = [
         ctx={"model": "gemini-3-flash"},
     ),
     # --- Bedrock by family ----------------------------------------------------------
-    Case(
-        "B3 strict: no text beside tool use",
-        "bedrock",
-        [BU(b_txt("q")), BA(b_txt("let me look"), b_use("t1")), BU(b_res("t1"))],
-        [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1"))],
-        "bedrock.mixed_tool_use_turn",
-        1,
-        ("t1",),
-        "messages.1.content: Conversation blocks and tool use blocks cannot be provided in the "
-        "same turn.",
-    ),
-    Case(
-        "B3 Llama: no text beside tool use",
-        "bedrock",
-        [BU(b_txt("q")), BA(b_txt("let me look"), b_use("t1")), BU(b_res("t1"))],
-        [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1"))],
-        "bedrock.mixed_tool_use_turn",
-        1,
-        ("t1",),
-        "messages.1.content: Conversation blocks and tool use blocks cannot be provided in the "
-        "same turn.",
-        ctx={"model": LLAMA},
+    *(
+        Case(
+            f"B3 {who}: no text beside tool use",
+            "bedrock",
+            [BU(b_txt("q")), BA(b_txt("let me look"), b_use("t1")), BU(b_res("t1"))],
+            [BU(b_txt("q")), BA(b_use("t1")), BU(b_res("t1"))],
+            "bedrock.mixed_tool_use_turn",
+            1,
+            ("t1",),
+            "messages.1.content: Conversation blocks and tool use blocks cannot be provided in "
+            "the same turn.",
+            ctx=ctx,
+        )
+        for who, ctx in [("strict", {}), ("Llama", {"model": LLAMA})]
     ),
     Case(
         "B3 Claude 3: results alone",
@@ -359,25 +328,27 @@ CASES += [
         "1 validation error detected: Value null at 'messages.3.member.content.2.member."
         "toolResult.toolUseId' failed to satisfy constraint: Member must not be null",
     ),
-    Case(
-        "O2 a tool message without tool_call_id",
-        "openai",
-        [OU("q"), OA(call("c1")), OT("c1"), {"role": "tool", "content": "x"}],
-        [OU("q"), OA(call("c1")), OT("c1")],
-        "openai.result_without_id",
-        3,
-        (),
-        "Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.",
-    ),
-    Case(
-        "M7 a tool message without tool_call_id",
-        "mistral",
-        [OU("q"), OA(call("abc123XYZ")), OT("abc123XYZ"), {"role": "tool", "content": "x"}],
-        [OU("q"), OA(call("abc123XYZ")), OT("abc123XYZ")],
-        "mistral.result_without_id",
-        3,
-        (),
-        "Tool call id has to be defined.",
+    *(
+        Case(
+            f"{rule} a tool message without tool_call_id",
+            provider,
+            [OU("q"), OA(call(i)), OT(i), {"role": "tool", "content": "x"}],
+            [OU("q"), OA(call(i)), OT(i)],
+            f"{provider}.result_without_id",
+            3,
+            (),
+            message,
+        )
+        for rule, provider, i, message in [
+            (
+                "O2",
+                "openai",
+                "c1",
+                "Missing parameter 'tool_call_id': messages with role 'tool' must have a "
+                "'tool_call_id'.",
+            ),
+            ("M7", "mistral", "abc123XYZ", "Tool call id has to be defined."),
+        ]
     ),
     Case(
         "R2 a function_call_output without call_id",

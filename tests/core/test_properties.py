@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 
 import toolpair
+from tests.support.pieces import pieces
 from toolpair._api import parse
-from toolpair.engine import chunked, skeleton
+from toolpair.engine import skeleton
 from toolpair.formats import CODECS
 from toolpair.formats import _checks as fast
 from toolpair.testing.generate import (
@@ -47,6 +48,45 @@ def check_properties(history: list[Any], fmt: str, provider: str) -> None:
     check_repair_properties(
         history, provider, fmt, simple=lambda out: simple_problems(out, fmt, provider)
     )
+
+
+#: Generated histories in every wire format, as they come or once repaired (`rendered`).
+REPAIRED_OR_NOT = {
+    "case": defective(),
+    "fmt": st.sampled_from(FORMATS),
+    "repaired": st.booleans(),
+    "gemini_ids": st.booleans(),
+}
+
+
+def in_pieces_for_every_provider(test: Any) -> Any:
+    """Generated histories for every provider, repaired in runs of 1 to 8 exchanges."""
+    strategies = given(
+        case=defective(), fmt=st.sampled_from(FORMATS), run=st.sampled_from([1, 2, 3, 8])
+    )
+    return pytest.mark.parametrize("provider", PROVIDERS)(FUZZ(strategies(test)))
+
+
+def rendered(
+    case: Any,
+    fmt: str,
+    provider: str,
+    *,
+    model: str | None = None,
+    repaired: bool = False,
+    gemini_ids: bool = False,
+) -> Any:
+    """A generated history in `fmt`, repaired for the provider first when `repaired`."""
+    history = render(case[0], fmt, gemini_ids)
+    if repaired:
+        history = toolpair.repair(history, provider, model=model, format=fmt).messages
+    return history
+
+
+def assert_no_op_verdict_holds(p: Any) -> None:
+    # The no-op path may only say "valid" where the full rules find nothing.
+    if p.certainly_valid():
+        assert p.profile.rules(p.messages, p.ctx) == []
 
 
 def _save(history: list[Any], fmt: str, provider: str) -> None:
@@ -117,9 +157,7 @@ def test_fast_path_never_hides_a_violation(
     fmt, checker = pair
     # A family's own checker is reached through a model of that family.
     provider, model = FAMILY_CHECKERS.get(checker, (checker, None))
-    history = render(case[0], fmt, gemini_ids)
-    if repaired:
-        history = toolpair.repair(history, provider, model=model, format=fmt).messages
+    history = rendered(case, fmt, provider, model=model, repaired=repaired, gemini_ids=gemini_ids)
     p = parse(history, provider, fmt, {}, model)
     assert p.profile.checker == checker
     full = p.profile.rules(p.messages, p.ctx)
@@ -134,10 +172,7 @@ def test_fast_path_never_hides_a_violation(
 @pytest.mark.parametrize("provider", PROVIDERS)
 @FUZZ
 @given(
-    case=defective(),
-    fmt=st.sampled_from(FORMATS),
-    repaired=st.booleans(),
-    gemini_ids=st.booleans(),
+    **REPAIRED_OR_NOT,
     model=st.sampled_from([None, "gemini-2.5-flash", "deepseek-chat"]),
 )
 def test_no_provider_gets_a_fast_path_that_hides_a_violation(
@@ -145,12 +180,8 @@ def test_no_provider_gets_a_fast_path_that_hides_a_violation(
 ) -> None:
     # Every profile reaches a checker by its own name or its API's (`Profile.checker`):
     # hosts and families included, on every wire format, the verdict must hold.
-    history = render(case[0], fmt, gemini_ids)
-    if repaired:
-        history = toolpair.repair(history, provider, model=model, format=fmt).messages
-    p = parse(history, provider, fmt, {}, model)
-    if p.certainly_valid():
-        assert p.profile.rules(p.messages, p.ctx) == []
+    history = rendered(case, fmt, provider, model=model, repaired=repaired, gemini_ids=gemini_ids)
+    assert_no_op_verdict_holds(parse(history, provider, fmt, {}, model))
 
 
 def test_every_profile_names_a_checker_of_its_api() -> None:
@@ -167,24 +198,18 @@ def test_every_profile_names_a_checker_of_its_api() -> None:
     assert get_profile("deepseek-responses").checker == "deepseek-responses"
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-@FUZZ
-@given(case=defective(), fmt=st.sampled_from(FORMATS), run=st.sampled_from([1, 2, 3, 8]))
+@in_pieces_for_every_provider
 def test_repair_in_pieces_keeps_every_property(
     provider: str, case: Any, fmt: str, run: int
 ) -> None:
-    # Long histories are repaired piece by piece; force that path on small ones, with
-    # runs of exchanges short enough that a failing run is split.
+    # Long histories are repaired piece by piece: that path on small ones too.
     history = render(case[0], fmt)
-    saved = chunked.MIN_MESSAGES, chunked._RUN
-    chunked.MIN_MESSAGES, chunked._RUN = 0, run
-    try:
-        check_properties(history, fmt, provider)
-    except AssertionError:
-        _save(history, fmt, provider)
-        raise
-    finally:
-        chunked.MIN_MESSAGES, chunked._RUN = saved
+    with pieces(run):
+        try:
+            check_properties(history, fmt, provider)
+        except AssertionError:
+            _save(history, fmt, provider)
+            raise
 
 
 #: Model ids whose family has rules of its own, as users write them.
@@ -232,12 +257,8 @@ def test_do_no_harm_for_every_model(
 def test_fast_path_never_hides_a_model_violation(
     provider: str, model: str, case: Any, fmt: str, repaired: bool
 ) -> None:
-    history = render(case[0], fmt)
-    if repaired:
-        history = toolpair.repair(history, provider, model=model, format=fmt).messages
-    p = parse(history, provider, fmt, {}, model)
-    if p.certainly_valid():
-        assert p.profile.rules(p.messages, p.ctx) == []
+    history = rendered(case, fmt, provider, model=model, repaired=repaired)
+    assert_no_op_verdict_holds(parse(history, provider, fmt, {}, model))
 
 
 class SkeletonOnly:
@@ -265,10 +286,7 @@ SKELETON_CODECS = {fmt: SkeletonOnly.of(fmt) for fmt in FORMATS}
 @pytest.mark.parametrize("provider", PROVIDERS)
 @FUZZ
 @given(
-    case=defective(),
-    fmt=st.sampled_from(FORMATS),
-    repaired=st.booleans(),
-    gemini_ids=st.booleans(),
+    **REPAIRED_OR_NOT,
     framework=st.booleans(),
     model=st.sampled_from([None, *sorted({m for _, m in MODELS})]),
 )
@@ -284,9 +302,7 @@ def test_skeleton_checkers_never_hide_a_violation(
     # A skeleton checker may only say "valid" where the full rules of the profile find
     # nothing, on every wire format, for every provider and named model, judged as the
     # wire format (``framework`` False) or as a framework's objects would be.
-    history = render(case[0], fmt, gemini_ids)
-    if repaired:
-        history = toolpair.repair(history, provider, model=model, format=fmt).messages
+    history = rendered(case, fmt, provider, model=model, repaired=repaired, gemini_ids=gemini_ids)
     p = parse(history, provider, fmt, {}, model)
     if not p.profile.fast_path:
         return
@@ -296,9 +312,7 @@ def test_skeleton_checkers_never_hide_a_violation(
         assert p.profile.rules(p.messages, ctx) == []
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
-@FUZZ
-@given(case=defective(), fmt=st.sampled_from(FORMATS), run=st.sampled_from([1, 2, 3, 8]))
+@in_pieces_for_every_provider
 def test_skeleton_repair_in_pieces_keeps_every_property(
     provider: str, case: Any, fmt: str, run: int
 ) -> None:
@@ -306,17 +320,15 @@ def test_skeleton_repair_in_pieces_keeps_every_property(
     # pieces (its checkers then judge fragments).
     history = render(case[0], fmt)
     codec = SKELETON_CODECS[fmt]
-    saved = chunked.MIN_MESSAGES, chunked._RUN
-    chunked.MIN_MESSAGES, chunked._RUN = 0, run
-    try:
+
+    def check() -> None:
         check_repair_properties(
             history, provider, codec, simple=lambda out: simple_problems(out, fmt, provider)
         )
-    finally:
-        chunked.MIN_MESSAGES, chunked._RUN = saved
-    check_repair_properties(
-        history, provider, codec, simple=lambda out: simple_problems(out, fmt, provider)
-    )
+
+    with pieces(run):
+        check()
+    check()
 
 
 def test_every_profile_with_a_fast_path_has_a_skeleton_checker() -> None:

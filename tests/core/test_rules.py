@@ -1,3 +1,4 @@
+# ruff: noqa: F405
 """Every provider rule: a rejected fixture (code, index, ids, exact message) and its
 accepted twin. Rule numbers are those of docs/rules.md."""
 
@@ -9,38 +10,13 @@ from typing import Any
 import pytest
 
 import toolpair
+from tests.support.histories import CITED, NOTE
 from toolpair._model import Block
 from toolpair.formats.anthropic import AnthropicCodec
 from toolpair.providers.anthropic import BLANK_TEXT
 
-from .wire import (
-    BA,
-    BU,
-    GM,
-    GU,
-    OA,
-    OS,
-    OT,
-    OU,
-    RA,
-    RU,
-    A,
-    U,
-    b_res,
-    b_txt,
-    b_use,
-    call,
-    fc,
-    fco,
-    g_call,
-    g_res,
-    g_txt,
-    rs,
-    think,
-    tr,
-    tu,
-    txt,
-)
+# The tables use most of the wire vocabulary, by its short names (F405: those names).
+from .wire import *  # noqa: F403
 
 A10_BLANK = BLANK_TEXT.text
 
@@ -1160,20 +1136,6 @@ CASES = [
 # --- Anthropic API version 2026-10-21 (a header: passed as api_version) ---------------
 V2026 = {"api_version": "2026-10-21"}
 PDF = {"type": "document", "source": {"type": "url", "url": "https://example.com/a.pdf"}}
-NOTE = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "n"}}
-CITED = {
-    "type": "text",
-    "text": "as the notes say",
-    "citations": [
-        {
-            "type": "char_location",
-            "cited_text": "n",
-            "document_index": 0,
-            "start_char_index": 0,
-            "end_char_index": 1,
-        }
-    ],
-}
 CASES += [
     Case(
         "A13 API 2026-10-21: a document in an assistant turn",

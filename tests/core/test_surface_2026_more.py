@@ -5,7 +5,6 @@ and test_models.py.)"""
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
@@ -21,18 +20,8 @@ from toolpair.providers import get_profile
 from toolpair.rules import rules_for
 
 from .test_rules import CITED, NOTE, PDF, V2026
+from .test_surface_2026 import repaired
 from .wire import OA, OS, OT, OU, A, U, call, tu, txt
-
-
-def repaired(history: Any, provider: str, **kw: Any) -> toolpair.Repaired:
-    before = copy.deepcopy(history)
-    out = toolpair.repair(history, provider, **kw)
-    assert history == before  # never mutated
-    assert toolpair.validate(out.messages, provider, **kw) == []
-    again = toolpair.repair(out.messages, provider, **kw)
-    assert again.fixes == []
-    return out
-
 
 # --------------------------------------------------------------------------- API 2026-10-21
 

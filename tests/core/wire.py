@@ -2,9 +2,49 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 Msg = dict[str, Any]
+
+# The whole vocabulary, for the tables that use most of it (`from .wire import *`).
+__all__ = [
+    "BA",
+    "BU",
+    "GM",
+    "GU",
+    "OA",
+    "OS",
+    "OT",
+    "OU",
+    "RA",
+    "RU",
+    "A",
+    "U",
+    "b_res",
+    "b_txt",
+    "b_use",
+    "call",
+    "fc",
+    "fco",
+    "g_call",
+    "g_res",
+    "g_txt",
+    "rs",
+    "think",
+    "tr",
+    "tu",
+    "txt",
+]
+
+
+def turn(role: str, key: str) -> Callable[..., Msg]:
+    """A builder of ``role``'s messages that hold their blocks under ``key``."""
+
+    def build(*blocks: Msg) -> Msg:
+        return {"role": role, key: list(blocks)}
+
+    return build
 
 
 # Anthropic ---------------------------------------------------------------------------
@@ -52,12 +92,8 @@ def b_txt(text: str) -> Msg:
     return {"text": text}
 
 
-def BU(*blocks: Msg) -> Msg:
-    return {"role": "user", "content": list(blocks)}
-
-
-def BA(*blocks: Msg) -> Msg:
-    return {"role": "assistant", "content": list(blocks)}
+BU = turn("user", "content")
+BA = turn("assistant", "content")
 
 
 # OpenAI Chat / Mistral ---------------------------------------------------------------
@@ -137,13 +173,6 @@ def g_res(name: str = "weather", id: str | None = None, response: Any = None) ->
     return {"functionResponse": fr}
 
 
-def g_txt(text: str) -> Msg:
-    return {"text": text}
-
-
-def GU(*parts: Msg) -> Msg:
-    return {"role": "user", "parts": list(parts)}
-
-
-def GM(*parts: Msg) -> Msg:
-    return {"role": "model", "parts": list(parts)}
+g_txt = b_txt  # a Gemini text part is a Bedrock text block
+GU = turn("user", "parts")
+GM = turn("model", "parts")

@@ -127,6 +127,16 @@ def response(text: str = "ok", *, model: str = "gpt-4o") -> dict[str, Any]:
     }
 
 
+def gemini_response(text: str = "ok") -> dict[str, Any]:
+    """A generateContent answer of one text part."""
+    return {
+        "candidates": [
+            {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP"}
+        ],
+        "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
+    }
+
+
 def sse(events: Iterable[tuple[str | None, Any]], *, done: bool = False) -> str:
     """Server-sent events (``event:`` lines where named), ``[DONE]`` last if asked."""
     out = "".join((f"event: {e}\n" if e else "") + f"data: {json.dumps(d)}\n\n" for e, d in events)

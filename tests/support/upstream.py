@@ -22,10 +22,11 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 import toolpair
+from tests.support.loopback import QuietHandler
 from tests.support.replies import (
     anthropic_events,
     anthropic_message,
@@ -74,19 +75,14 @@ class Upstream:
         self.lock = threading.Lock()
         me = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+        class Handler(QuietHandler):
             disable_nagle_algorithm = True
-
-            def log_message(self, *args: Any) -> None:
-                pass
 
             def do_GET(self) -> None:
                 self._reply(200, "application/json", b'{"ok":true}')
 
             def do_POST(self) -> None:
-                n = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(n)
+                raw = self.body()
                 with me.lock:
                     me.seen.append(
                         Seen(
@@ -96,11 +92,7 @@ class Upstream:
                 me.serve(self, raw)
 
             def _reply(self, code: int, ctype: str, data: bytes) -> None:
-                self.send_response(code)
-                self.send_header("content-type", ctype)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(code, data, ctype)
 
         self.server = _Backlogged(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

@@ -15,6 +15,7 @@ from toolpair.integrations import agno as tp_agno
 from .harness import (
     GEMINI_SUPPORTED,
     MODELS,
+    POISONED,
     Capture,
     answer,
     ask,
@@ -55,14 +56,7 @@ def bodies(provider: str, stored: list[Message]) -> tuple[dict[str, Any], dict[s
             answer(),
         ],
         # results split by a user message
-        [
-            ask(),
-            calls_ab(),
-            result("call_A"),
-            Message(role="user", content="Hurry up."),
-            result("call_B", "rainy"),
-            answer(),
-        ],
+        POISONED["split_batch"](),
     ],
     ids=["media_after_results", "results_split_by_user"],
 )

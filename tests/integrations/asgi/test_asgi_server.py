@@ -5,11 +5,11 @@ hostile bodies and ids, and the logs."""
 from __future__ import annotations
 
 import base64
+import functools
 import gzip
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -23,6 +23,8 @@ import pytest
 import zstandard
 
 import toolpair
+from tests.support.histories import log_flood
+from tests.support.sockets import exchange
 
 HERE = Path(__file__).resolve().parent
 BROKEN: list[dict[str, Any]] = [
@@ -83,17 +85,7 @@ def served() -> Iterator[Served]:
     s.stop()
 
 
-def raw_exchange(port: int, data: bytes, timeout: float = 5.0) -> bytes:
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    s.sendall(data)
-    out = b""
-    try:
-        while chunk := s.recv(65536):
-            out += chunk
-    except TimeoutError:
-        out += b"<open>"
-    s.close()
-    return out
+raw_exchange = functools.partial(exchange, timeout=5.0)
 
 
 def test_a_chunked_body_replaced_is_sized_and_no_longer_chunked(served: Served) -> None:
@@ -214,16 +206,7 @@ def test_logs_are_bounded_escaped_and_without_content(mode: str) -> None:
     s = Served(TOOLPAIR_MODE=mode, TOOLPAIR_OBSERVE_LOG_LEVEL="WARNING")
     try:
         secret = "SECRET-CONTENT-42"
-        calls = [
-            {"type": "tool_use", "id": f"toolu_{i}", "name": "n", "input": {"q": secret}}
-            for i in range(20000)
-        ]
-        calls[0]["id"] = "evil\nforged line\x1b[2J"
-        history = [
-            {"role": "user", "content": secret},
-            {"role": "assistant", "content": calls},
-            {"role": "user", "content": secret},
-        ]
+        history = log_flood(secret, "evil\nforged line\x1b[2J")
         body = json.dumps({"model": "m", "max_tokens": 5, "messages": history}).encode()
         s.post("/v1/messages?key=" + secret, body)
         time.sleep(0.3)

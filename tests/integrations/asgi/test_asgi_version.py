@@ -19,22 +19,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import toolpair
+from tests.support.histories import CITED, NOTE
 from toolpair.integrations.asgi import ToolpairMiddleware
 
-NOTE = {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "n"}}
-CITED = {
-    "type": "text",
-    "text": "as the notes say",
-    "citations": [
-        {
-            "type": "char_location",
-            "cited_text": "n",
-            "document_index": 0,
-            "start_char_index": 0,
-            "end_char_index": 1,
-        }
-    ],
-}
 HISTORY: list[dict[str, Any]] = [
     {"role": "user", "content": [CITED]},
     {"role": "assistant", "content": [{"type": "text", "text": "here"}, NOTE]},

@@ -8,8 +8,6 @@ oracle is not blind to it.
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +38,7 @@ def put(project: Path, data: bytes, agent: str | None = None) -> Path:
         sub = project / SESSION / "subagents"
         sub.mkdir(parents=True, exist_ok=True)
         p = sub / f"agent-{agent}.jsonl"
-    p.write_bytes(data)
-    os.chmod(p, 0o600)
-    old = time.time() - 3600
-    os.utime(p, (old, old))
-    return p
+    return M.settle(p, data)
 
 
 def raw_graph(path: Path) -> list[dict[str, Any]]:

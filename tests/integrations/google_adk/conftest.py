@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import pytest
+from google.adk.sessions import DatabaseSessionService, InMemorySessionService
+
+from .harness import ADK
 
 
 @pytest.fixture
@@ -16,3 +19,17 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     # Event compaction is marked experimental in ADK 2.x; the compaction tests use it on purpose.
     config.addinivalue_line("filterwarnings", r"ignore:\[EXPERIMENTAL\]:UserWarning")
+
+
+# check_session and repair_session through the in-memory and the SQLite-backed services.
+@pytest.fixture(params=["memory", "sqlite"])
+async def service(request, tmp_path):
+    if request.param == "memory":
+        yield InMemorySessionService()
+        return
+    driver = "sqlite+aiosqlite" if ADK >= (1, 19) else "sqlite"
+    svc = DatabaseSessionService(f"{driver}:///{tmp_path / 'sessions.db'}")
+    yield svc
+    close = getattr(svc, "close", None)
+    if close is not None and ADK >= (1, 19):
+        await close()

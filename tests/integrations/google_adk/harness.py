@@ -16,8 +16,12 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import Client, types
 
+import toolpair
+
 ADK = tuple(int(x) for x in version("google-adk").split(".")[:2])
 APP, USER = "app", "u1"
+#: What repair puts in place of a result that never came.
+PLACEHOLDER = toolpair.Policy().placeholder
 
 
 @dataclass
@@ -109,6 +113,12 @@ async def seed(service: Any, events: list[Event], session_id: str = "s1") -> Any
     for e in events:
         await service.append_event(session, e)
     return session
+
+
+async def stored_events(service: Any, session_id: str = "s1") -> list[Event]:
+    """The session's events as the service has them stored."""
+    s = await service.get_session(app_name=APP, user_id=USER, session_id=session_id)
+    return list(s.events)
 
 
 async def run(r: Runner, message: str = "and now?", session_id: str = "s1") -> list[Event]:

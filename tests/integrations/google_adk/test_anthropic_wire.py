@@ -19,10 +19,9 @@ import toolpair  # noqa: E402
 from tests.support.replies import anthropic_message  # noqa: E402
 from toolpair.integrations.google_adk import ToolpairPlugin, detect  # noqa: E402
 
-from .harness import agent, half_answered, interrupted, run, runner, seed  # noqa: E402
+from .harness import PLACEHOLDER, agent, half_answered, interrupted, run, runner, seed  # noqa: E402
 
 pytestmark = pytest.mark.anyio
-PLACEHOLDER = toolpair.Policy().placeholder
 
 
 def claude(bodies: list) -> anthropic_llm.AnthropicLlm:

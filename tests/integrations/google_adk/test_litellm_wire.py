@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -24,10 +22,12 @@ from google.adk.models.lite_llm import LiteLlm
 from google.adk.sessions import InMemorySessionService
 
 import toolpair
+from tests.support.loopback import QuietHandler, serve
 from toolpair.integrations.google_adk import ToolpairPlugin, detect
 
 from .harness import (
     ADK,
+    PLACEHOLDER,
     agent,
     half_answered,
     interrupted,
@@ -38,7 +38,6 @@ from .harness import (
 )
 
 pytestmark = pytest.mark.anyio
-PLACEHOLDER = toolpair.Policy().placeholder
 _COMPLETION = {
     "id": "chatcmpl-1",
     "object": "chat.completion",
@@ -56,23 +55,13 @@ class _Server:
         bodies: list[dict[str, Any]] = []
         self.bodies = bodies
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                n = int(self.headers.get("content-length", 0))
-                bodies.append({"path": self.path, **json.loads(self.rfile.read(n))})
-                out = json.dumps(_COMPLETION).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(out)))
-                self.end_headers()
-                self.wfile.write(out)
+                bodies.append({"path": self.path, **json.loads(self.body())})
+                self.answer(200, json.dumps(_COMPLETION).encode())
 
-            def log_message(self, *args: Any) -> None:
-                return None
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = serve(Handler)
         self.port = self.httpd.server_address[1]
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
 
 @pytest.fixture(scope="module")

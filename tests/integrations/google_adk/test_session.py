@@ -4,7 +4,6 @@ and the SQLite-backed DatabaseSessionService."""
 from __future__ import annotations
 
 import pytest
-from google.adk.sessions import DatabaseSessionService, InMemorySessionService
 
 import toolpair
 from toolpair.integrations.google_adk import check_session, repair_session
@@ -12,6 +11,7 @@ from toolpair.integrations.google_adk import check_session, repair_session
 from .harness import (
     ADK,
     APP,
+    PLACEHOLDER,
     USER,
     Capture,
     agent,
@@ -24,31 +24,13 @@ from .harness import (
     run,
     runner,
     seed,
+    stored_events,
     text,
     valid,
     wire_responses,
 )
 
 pytestmark = pytest.mark.anyio
-PLACEHOLDER = toolpair.Policy().placeholder
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def service(request, tmp_path):
-    if request.param == "memory":
-        yield InMemorySessionService()
-        return
-    driver = "sqlite+aiosqlite" if ADK >= (1, 19) else "sqlite"
-    svc = DatabaseSessionService(f"{driver}:///{tmp_path / 'sessions.db'}")
-    yield svc
-    close = getattr(svc, "close", None)
-    if close is not None and ADK >= (1, 19):
-        await close()
-
-
-async def _events(service):
-    s = await service.get_session(app_name=APP, user_id=USER, session_id="s1")
-    return s.events
 
 
 async def test_valid_session_has_nothing_to_report_or_append(service):
@@ -56,7 +38,7 @@ async def test_valid_session_has_nothing_to_report_or_append(service):
     assert await check_session(service, APP, USER, "s1") == []
     report = await repair_session(service, APP, USER, "s1")
     assert report.fixes == [] and report.messages == []
-    assert len(await _events(service)) == 4
+    assert len(await stored_events(service)) == 4
 
 
 async def test_interrupted_call_is_answered_by_an_appended_event(service):
@@ -64,10 +46,10 @@ async def test_interrupted_call_is_answered_by_an_appended_event(service):
     v = await check_session(service, APP, USER, "s1")
     assert [(x.code, x.index, x.ids) for x in v] == [("google_adk.unanswered_call", 1, ("c2",))]
     assert "no matching function response" in v[0].message
-    before = [e.id for e in await _events(service)]
+    before = [e.id for e in await stored_events(service)]
     report = await repair_session(service, APP, USER, "s1")
     assert [(f.kind, f.index, f.ids) for f in report.fixes] == [("synthetic_result", 1, ("c2",))]
-    events = await _events(service)
+    events = await stored_events(service)
     # Appended, not rewritten: the earlier events are the same ones, in order.
     assert [e.id for e in events[: len(before)]] == before
     added = events[-1]
@@ -76,7 +58,7 @@ async def test_interrupted_call_is_answered_by_an_appended_event(service):
     assert (fr.id, fr.name, fr.response) == ("c2", "get_time", {"error": PLACEHOLDER})
     assert await check_session(service, APP, USER, "s1") == []
     again = await repair_session(service, APP, USER, "s1")
-    assert again.fixes == [] and len(await _events(service)) == len(events)
+    assert again.fixes == [] and len(await stored_events(service)) == len(events)
 
 
 async def test_repaired_session_goes_out_valid_without_the_plugin(service):
@@ -97,20 +79,20 @@ async def test_orphan_response_is_reported_and_left(service):
     report = await repair_session(service, APP, USER, "s1")
     assert [(f.kind, f.index, f.ids) for f in report.unrepaired] == [("unrepaired", 2, ("gone",))]
     assert not report.changed
-    assert len(await _events(service)) == 4
+    assert len(await stored_events(service)) == 4
 
 
 async def test_a_session_left_refused_is_not_written_unless_asked(service):
     # An unanswered call that could be answered, beside an orphan that cannot.
     await seed(service, [*interrupted(), *orphan_response()[1:]])
-    before = len(await _events(service))
+    before = len(await stored_events(service))
     report = await repair_session(service, APP, USER, "s1")
     assert [f.kind for f in report.fixes] == ["synthetic_result", "unrepaired"]
     assert "not written" in report.fixes[0].detail
-    assert len(await _events(service)) == before
+    assert len(await stored_events(service)) == before
     report = await repair_session(service, APP, USER, "s1", allow_partial=True)
     assert "was appended" in report.fixes[0].detail
-    assert len(await _events(service)) == before + 1
+    assert len(await stored_events(service)) == before + 1
     left = await check_session(service, APP, USER, "s1")
     assert [x.code for x in left] == ["google_adk.orphan_response"]
 
@@ -127,7 +109,7 @@ async def test_dry_run_appends_nothing(service):
     report = await repair_session(service, APP, USER, "s1", dry_run=True)
     assert [f.kind for f in report.fixes] == ["synthetic_result"]
     assert len(report.messages) == 1
-    assert len(await _events(service)) == 2
+    assert len(await stored_events(service)) == 2
 
 
 async def test_unknown_session_is_a_clear_error(service):

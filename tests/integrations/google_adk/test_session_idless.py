@@ -6,7 +6,6 @@ Through the in-memory and the SQLite-backed session services."""
 from __future__ import annotations
 
 import pytest
-from google.adk.sessions import DatabaseSessionService, InMemorySessionService
 from google.genai import types
 
 import toolpair
@@ -15,6 +14,7 @@ from toolpair.integrations.google_adk import ToolpairPlugin, check_session, repa
 from .harness import (
     ADK,
     APP,
+    PLACEHOLDER,
     USER,
     Capture,
     agent,
@@ -25,26 +25,13 @@ from .harness import (
     run,
     runner,
     seed,
+    stored_events,
     text,
     wire_calls,
     wire_responses,
 )
 
 pytestmark = pytest.mark.anyio
-PLACEHOLDER = toolpair.Policy().placeholder
-
-
-@pytest.fixture(params=["memory", "sqlite"])
-async def service(request, tmp_path):
-    if request.param == "memory":
-        yield InMemorySessionService()
-        return
-    driver = "sqlite+aiosqlite" if ADK >= (1, 19) else "sqlite"
-    svc = DatabaseSessionService(f"{driver}:///{tmp_path / 'sessions.db'}")
-    yield svc
-    close = getattr(svc, "close", None)
-    if close is not None and ADK >= (1, 19):
-        await close()
 
 
 def idless(name: str, **args: object) -> types.Part:
@@ -53,11 +40,6 @@ def idless(name: str, **args: object) -> types.Part:
 
 def idless_response(name: str, **out: object) -> types.Part:
     return types.Part(function_response=types.FunctionResponse(name=name, response=out))
-
-
-async def _events(service):
-    s = await service.get_session(app_name=APP, user_id=USER, session_id="s1")
-    return s.events
 
 
 async def test_an_interrupted_idless_call_is_seen_and_answered(service):
@@ -75,23 +57,23 @@ async def test_an_interrupted_idless_call_is_seen_and_answered(service):
     assert [(v.code, v.index, v.ids) for v in found] == [
         ("google_adk.unanswered_call", 3, ("get_time",))
     ]
-    before = [e.id for e in await _events(service)]
+    before = [e.id for e in await stored_events(service)]
 
     dry = await repair_session(service, APP, USER, "s1", dry_run=True)
     assert [(f.kind, f.index, f.ids) for f in dry.fixes] == [("synthetic_result", 3, ("get_time",))]
-    assert [e.id for e in await _events(service)] == before
+    assert [e.id for e in await stored_events(service)] == before
 
     report = await repair_session(service, APP, USER, "s1")
     assert [(f.kind, f.index, f.ids) for f in report.fixes] == [
         ("synthetic_result", 3, ("get_time",))
     ]
-    events = await _events(service)
+    events = await stored_events(service)
     assert [e.id for e in events[: len(before)]] == before  # appended, nothing rewritten
     fr = events[-1].content.parts[0].function_response
     assert (fr.id, fr.name, fr.response) == (None, "get_time", {"error": PLACEHOLDER})
     assert await check_session(service, APP, USER, "s1") == []
     again = await repair_session(service, APP, USER, "s1")
-    assert again.fixes == [] and len(await _events(service)) == len(events)
+    assert again.fixes == [] and len(await stored_events(service)) == len(events)
 
     # The stored session now runs without the plugin on ADK 2.x: the request answers
     # both calls. ADK 1.x keys the responses it moves next to their calls by id while

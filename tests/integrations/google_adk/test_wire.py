@@ -20,6 +20,7 @@ from toolpair.integrations.google_adk import (
 
 from .harness import (
     ADK,
+    PLACEHOLDER,
     Capture,
     agent,
     gemini,
@@ -34,7 +35,6 @@ from .harness import (
 )
 
 pytestmark = pytest.mark.anyio
-PLACEHOLDER = toolpair.Policy().placeholder
 
 
 async def _send(events, plugins=None, model="gemini-2.0-flash", **agent_kw):

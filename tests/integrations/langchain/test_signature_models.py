@@ -15,6 +15,7 @@ import pytest
 from langchain_core.messages import AIMessage, BaseMessage
 
 import toolpair
+from tests.support.replies import gemini_response
 from toolpair.integrations.langchain import repair_messages
 from toolpair.integrations.langchain._repair import INTEGRATION, codec_for
 
@@ -25,18 +26,12 @@ genai = pytest.importorskip("langchain_google_genai")
 KEY = "__gemini_function_call_thought_signatures__"
 THEIRS = b"signed-by-gemini-3.6-flash"
 SKIP = b"skip_thought_signature_validator"
-_REPLY = {
-    "candidates": [
-        {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
-    ],
-    "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
-}
 
 
 def chat(model: str, bodies: list[dict[str, Any]]) -> Any:
     def handler(request: httpx.Request) -> httpx.Response:
         bodies.append(json.loads(request.content))
-        return httpx.Response(200, json=_REPLY)
+        return httpx.Response(200, json=gemini_response())
 
     return genai.ChatGoogleGenerativeAI(
         model=model, api_key="x", client_args={"transport": httpx.MockTransport(handler)}

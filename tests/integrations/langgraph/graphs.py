@@ -126,9 +126,14 @@ def hand_built(
             messages = invoke(messages)
         return {"messages": [llm.invoke(messages)]}
 
+    return loop_graph(agent, raising_tool_node(tools), checkpointer)
+
+
+def loop_graph(agent: Any, tools: Any, checkpointer: Any) -> Any:
+    """``agent`` and ``tools`` nodes with ``tools_condition`` between them, compiled."""
     g = StateGraph(MessagesState)
     g.add_node("agent", agent)
-    g.add_node("tools", raising_tool_node(tools))
+    g.add_node("tools", tools)
     g.add_edge(START, "agent")
     g.add_conditional_edges("agent", tools_condition)
     g.add_edge("tools", "agent")

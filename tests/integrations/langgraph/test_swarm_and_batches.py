@@ -14,8 +14,8 @@ import pytest
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.tools import BaseTool, tool
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import START, MessagesState, StateGraph
-from langgraph.prebuilt import ToolNode, create_react_agent, tools_condition
+from langgraph.graph import MessagesState
+from langgraph.prebuilt import ToolNode, create_react_agent
 
 from toolpair.integrations.langgraph import (
     PENDING_TOOL_CALLS,
@@ -34,6 +34,7 @@ from .graphs import (
     ai_calls,
     call,
     cfg,
+    loop_graph,
     messages_of,
     model,
     results,
@@ -183,13 +184,7 @@ def _hand_built(llm: Any, tools: list[BaseTool], checkpointer: Any) -> Any:
     async def agent(state: MessagesState) -> dict[str, Any]:
         return {"messages": [await llm.ainvoke(state["messages"])]}
 
-    g = StateGraph(MessagesState)
-    g.add_node("agent", agent)
-    g.add_node("tools", ToolNode(tools))
-    g.add_edge(START, "agent")
-    g.add_conditional_edges("agent", tools_condition)
-    g.add_edge("tools", "agent")
-    return g.compile(checkpointer=checkpointer)
+    return loop_graph(agent, ToolNode(tools), checkpointer)
 
 
 def _react_v2(llm: Any, tools: list[BaseTool], checkpointer: Any) -> Any:
@@ -207,6 +202,19 @@ async def _saver(kind: str, tmp_path: Any) -> AsyncIterator[Any]:
 
     async with AsyncSqliteSaver.from_conn_string(str(tmp_path / "cp.sqlite")) as s:
         yield s
+
+
+@asynccontextmanager
+async def _cancelled_mid_batch(
+    saver: str, tmp_path: Any, build: Build, stored: bool
+) -> AsyncIterator[tuple[Any, Batch, Any]]:
+    """A graph of ``build`` on a fresh checkpointer, its first run (thread ``cfg()``)
+    cancelled mid-batch; the graph, the batch and the model."""
+    batch, llm = Batch(), _batch_model()
+    async with _saver(saver, tmp_path) as checkpointer:
+        graph = build(llm, batch.tools(), checkpointer)
+        await _cancel_mid_batch(graph, cfg(), batch, stored)
+        yield graph, batch, llm
 
 
 async def _cancel_mid_batch(graph: Any, config: Any, batch: Batch, stored: bool) -> None:
@@ -242,11 +250,8 @@ def test_a_cancelled_batch_is_run_again_by_default(
     shape that includes ``fast``, which had finished."""
 
     async def scenario() -> None:
-        batch, llm = Batch(), _batch_model()
-        async with _saver(saver, tmp_path) as checkpointer:
-            graph = build(llm, batch.tools(), checkpointer)
+        async with _cancelled_mid_batch(saver, tmp_path, build, stored) as (graph, batch, llm):
             config = cfg()
-            await _cancel_mid_batch(graph, config, batch, stored)
             [pending] = await acheck_thread(graph, config)
             assert pending.code == PENDING_TOOL_CALLS and pending.index == 1
             assert pending.ids == (("s",) if stored else ("f", "s"))
@@ -274,11 +279,8 @@ def test_cancel_pending_tools_answers_the_interrupted_batch(
     without running any tool again."""
 
     async def scenario() -> None:
-        batch, llm = Batch(), _batch_model()
-        async with _saver(saver, tmp_path) as checkpointer:
-            graph = build(llm, batch.tools(), checkpointer)
+        async with _cancelled_mid_batch(saver, tmp_path, build, stored) as (graph, batch, llm):
             config = cfg()
-            await _cancel_mid_batch(graph, config, batch, stored)
 
             if api == "sync":
                 report = repair_thread(graph, config, cancel_pending_tools=True)

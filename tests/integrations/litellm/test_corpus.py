@@ -8,10 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +18,12 @@ import pytest
 from litellm import Router
 
 from tests.support.histories import TOOLS
+from tests.support.loopback import QuietHandler, serve
 from tests.support.replies import anthropic_message, chat_completion
 from toolpair.cli import main
 from toolpair.integrations.litellm import ToolpairGuardrail
+
+from .deployments import deployment
 
 SECRET = "s3cr3t-marker"
 REFUSAL = {
@@ -62,15 +63,9 @@ class Upstream:
         self.seen: list[tuple[str, Any]] = []
         me = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                me.seen.append((self.path, json.loads(raw)))
+                me.seen.append((self.path, json.loads(self.body())))
                 messages = self.path.endswith("/messages")
                 kind = self.path.split("/")[1]
                 if kind == "down":
@@ -82,16 +77,9 @@ class Upstream:
                         200,
                         (anthropic_message() if messages else chat_completion(model="qwen3-coder")),
                     )
-                data = json.dumps(reply).encode()
-                self.send_response(code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(code, json.dumps(reply).encode())
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = serve(Handler)
 
     def url(self, prefix: str) -> str:
         return f"http://127.0.0.1:{self.server.server_address[1]}/{prefix}"
@@ -132,18 +120,12 @@ def callbacks() -> Iterator[list[Any]]:
 
 
 def _router(up: Upstream) -> Router:
-    def dep(name: str, model: str, base: str) -> dict[str, Any]:
-        return {
-            "model_name": name,
-            "litellm_params": {"model": model, "api_base": up.url(base), "api_key": "sk-fake"},
-        }
-
     return Router(
         model_list=[
-            dep("claude-refuses", "anthropic/claude-sonnet-4-5", "refuse"),
-            dep("claude-accepts", "anthropic/claude-sonnet-4-5", "accept"),
-            dep("vllm-accepts", "hosted_vllm/qwen3-coder", "accept/v1"),
-            dep("vllm-down", "hosted_vllm/qwen3-coder", "down/v1"),
+            deployment("claude-refuses", "anthropic/claude-sonnet-4-5", up.url("refuse")),
+            deployment("claude-accepts", "anthropic/claude-sonnet-4-5", up.url("accept")),
+            deployment("vllm-accepts", "hosted_vllm/qwen3-coder", up.url("accept/v1")),
+            deployment("vllm-down", "hosted_vllm/qwen3-coder", up.url("down/v1")),
         ],
         fallbacks=[{"vllm-down": ["claude-refuses"]}],
         num_retries=0,

@@ -24,6 +24,8 @@ from tests.support.upstream import Upstream
 from toolpair.integrations.litellm import ToolpairGuardrail
 from toolpair.integrations.opentelemetry import ToolpairInstrumentor
 
+from .deployments import deployment
+
 
 @pytest.fixture
 def seen() -> Iterator[list[toolpair.RepairEvent]]:
@@ -61,16 +63,7 @@ class Payloads(CustomLogger):
 
 def _router(up: Upstream) -> Router:
     return Router(
-        model_list=[
-            {
-                "model_name": "hosted-claude",
-                "litellm_params": {
-                    "model": "anthropic/claude-sonnet-4-5",
-                    "api_base": up.url("strict"),
-                    "api_key": "sk-fake",
-                },
-            }
-        ],
+        model_list=[deployment("hosted-claude", "anthropic/claude-sonnet-4-5", up.url("strict"))],
         num_retries=0,
     )
 

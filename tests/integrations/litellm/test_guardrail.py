@@ -33,54 +33,41 @@ from tests.support.histories import DANGLING_CHAT, DANGLING_MESSAGES, ORPHAN_RES
 from tests.support.upstream import Upstream
 from toolpair.integrations.litellm import ToolpairGuardrail
 
+from .deployments import Counting, deployment
+
 
 def _router(up: Upstream) -> Router:
     return Router(
         model_list=[
-            {
-                "model_name": "private-chat",
-                "litellm_params": {
-                    "model": "hosted_vllm/qwen3-coder",
-                    "api_base": up.url("down/v1"),
-                    "api_key": "sk-fake",
-                },
-            },
-            {
-                "model_name": "private-msgs",
-                "litellm_params": {
-                    "model": "anthropic/qwen3-coder",
-                    "api_base": up.url("down"),
-                    "api_key": "sk-fake",
-                },
-            },
-            {
-                "model_name": "lax-chat",
-                "litellm_params": {
-                    "model": "hosted_vllm/qwen3-coder",
-                    "api_base": up.url("lax/v1"),
-                    "api_key": "sk-fake",
-                },
-            },
-            {
-                "model_name": "hosted-claude",
-                "litellm_params": {
-                    "model": "anthropic/claude-sonnet-4-5",
-                    "api_base": up.url("strict"),
-                    "api_key": "sk-fake",
-                },
-            },
-            {
-                "model_name": "hosted-gpt",
-                "litellm_params": {
-                    "model": "openai/gpt-4.1",
-                    "api_base": up.url("strict/v1"),
-                    "api_key": "sk-fake",
-                },
-            },
+            deployment("private-chat", "hosted_vllm/qwen3-coder", up.url("down/v1")),
+            deployment("private-msgs", "anthropic/qwen3-coder", up.url("down")),
+            deployment("lax-chat", "hosted_vllm/qwen3-coder", up.url("lax/v1")),
+            deployment("hosted-claude", "anthropic/claude-sonnet-4-5", up.url("strict")),
+            deployment("hosted-gpt", "openai/gpt-4.1", up.url("strict/v1")),
         ],
         fallbacks=[{"private-chat": ["hosted-claude"]}, {"private-msgs": ["hosted-claude"]}],
         num_retries=0,
     )
+
+
+def _guarded(up: Upstream, callbacks: list[Any], **guardrail: Any) -> Router:
+    """The router with a ToolpairGuardrail on, and the upstream's record cleared."""
+    router = _router(up)
+    callbacks.append(ToolpairGuardrail(**guardrail))
+    up.clear()
+    return router
+
+
+def _failed_over_repaired(up: Upstream) -> Any:
+    """The two attempts of a chat failover, each repaired: the first, to the lax
+    endpoint, by OpenAI's rules; the fallback, after LiteLLM's translation, valid for
+    Anthropic. The fallback's request."""
+    down, strict = up.bodies()
+    assert down.path == "/down/v1/chat/completions"
+    assert toolpair.validate(down.body, "openai") == []
+    assert strict.path == "/strict/v1/messages"
+    assert toolpair.validate(strict.body, "anthropic") == []
+    return strict
 
 
 @pytest.fixture
@@ -111,13 +98,7 @@ def test_chat_failover_is_repaired_for_each_attempt(
     up.clear()
     out = asyncio.run(router.acompletion(model="private-chat", messages=DANGLING_CHAT, tools=TOOLS))
     assert out.choices[0].message.content == "done"
-    down, strict = up.bodies()
-    # The first attempt, to the lax endpoint, went out repaired by OpenAI's rules.
-    assert down.path == "/down/v1/chat/completions"
-    assert toolpair.validate(down.body, "openai") == []
-    # The fallback, after LiteLLM's translation, is valid for Anthropic.
-    assert strict.path == "/strict/v1/messages"
-    assert toolpair.validate(strict.body, "anthropic") == []
+    strict = _failed_over_repaired(up)
     assert strict.body["messages"][2]["content"][0]["tool_use_id"] == "call_1"
 
 
@@ -169,9 +150,7 @@ def test_responses_are_repaired_and_stored_state_is_respected(
 def test_reject_mode_sends_nothing_and_triggers_no_fallback(
     up: Upstream, callbacks: list[Any]
 ) -> None:
-    router = _router(up)
-    callbacks.append(ToolpairGuardrail(toolpair_mode="reject"))
-    up.clear()
+    router = _guarded(up, callbacks, toolpair_mode="reject")
     with pytest.raises(Exception) as e:
         asyncio.run(router.acompletion(model="hosted-claude", messages=DANGLING_CHAT, tools=TOOLS))
     [v] = toolpair.validate(DANGLING_CHAT, "anthropic", format="openai")
@@ -183,9 +162,7 @@ def test_reject_mode_sends_nothing_and_triggers_no_fallback(
 def test_observe_mode_logs_and_tags_and_changes_nothing(
     up: Upstream, callbacks: list[Any], caplog: pytest.LogCaptureFixture
 ) -> None:
-    router = _router(up)
-    callbacks.append(ToolpairGuardrail(toolpair_mode="observe"))
-    up.clear()
+    router = _guarded(up, callbacks, toolpair_mode="observe")
     # Observe mode logs the event at INFO (a repair or a rejection at WARNING).
     with caplog.at_level(logging.INFO, logger="toolpair"):
         asyncio.run(router.acompletion(model="lax-chat", messages=DANGLING_CHAT, tools=TOOLS))
@@ -230,16 +207,9 @@ def test_translated_routes_fire_twice_and_are_judged_by_the_deployments_api(
     router = _router(up)
     # /v1/messages to an OpenAI deployment: LiteLLM runs the hook on the native body,
     # then again on its translation into OpenAI's Responses API.
-    seen: list[str] = []
-
-    class Counting(ToolpairGuardrail):
-        async def async_pre_call_deployment_hook(
-            self, kwargs: dict[str, Any], call_type: Any
-        ) -> dict[str, Any] | None:
-            seen.append(str(getattr(call_type, "value", call_type)))
-            return await super().async_pre_call_deployment_hook(kwargs, call_type)
-
-    callbacks.append(Counting())
+    counting = Counting()
+    seen = counting.seen
+    callbacks.append(counting)
     up.clear()
     asyncio.run(
         router.aanthropic_messages(model="hosted-gpt", messages=DANGLING_MESSAGES, max_tokens=64)
@@ -263,9 +233,7 @@ def test_the_same_broken_history_is_sent_the_same_every_time(
     up: Upstream, callbacks: list[Any]
 ) -> None:
     # A provider's prompt cache keys on the prefix: the repair must not vary per turn.
-    router = _router(up)
-    callbacks.append(ToolpairGuardrail())
-    up.clear()
+    router = _guarded(up, callbacks)
     for _ in range(2):
         asyncio.run(router.acompletion(model="hosted-claude", messages=DANGLING_CHAT, tools=TOOLS))
     first, second = _strict_bodies(up)
@@ -342,31 +310,20 @@ def test_chat_thinking_params_are_dropped_where_repair_turns_thinking_off(
     # A chat history whose tool loop in progress carries no thinking block.
     history = [*DANGLING_CHAT[:2], {"role": "tool", "tool_call_id": "call_1", "content": "sunny"}]
     thinking = {"type": "enabled", "budget_tokens": 1024}
-    up.clear()
-    with pytest.raises(Exception):  # noqa: B017 (judged on the body below)
-        asyncio.run(
-            router.acompletion(
-                model="hosted-claude",
-                messages=history,
-                tools=TOOLS,
-                thinking=thinking,
-                max_tokens=2048,
-            )
+
+    def send() -> Any:
+        up.clear()
+        return router.acompletion(
+            model="hosted-claude", messages=history, tools=TOOLS, thinking=thinking, max_tokens=2048
         )
+
+    with pytest.raises(Exception):  # noqa: B017 (judged on the body below)
+        asyncio.run(send())
     [refused] = _strict_bodies(up)
     assert "thinking" in refused
     assert toolpair.validate(refused, "anthropic") != []
     callbacks.append(ToolpairGuardrail())
-    up.clear()
-    asyncio.run(
-        router.acompletion(
-            model="hosted-claude",
-            messages=history,
-            tools=TOOLS,
-            thinking=thinking,
-            max_tokens=2048,
-        )
-    )
+    asyncio.run(send())
     [body] = _strict_bodies(up)
     assert "thinking" not in body
     assert toolpair.validate(body, "anthropic") == []

@@ -17,6 +17,8 @@ import toolpair
 from tests.support.upstream import Upstream
 from toolpair.integrations.litellm import ToolpairGuardrail
 
+from .deployments import deployment
+
 SECRET = "SECRET-CONTENT-42"
 
 
@@ -30,14 +32,7 @@ def callbacks() -> Iterator[list[Any]]:
 def _router(up: Upstream) -> Router:
     return Router(
         model_list=[
-            {
-                "model_name": "lax-chat",
-                "litellm_params": {
-                    "model": "hosted_vllm/qwen3-coder",
-                    "api_base": up.url("lax/v1"),
-                    "api_key": "sk-fake-" + SECRET,
-                },
-            }
+            deployment("lax-chat", "hosted_vllm/qwen3-coder", up.url("lax/v1"), "sk-fake-" + SECRET)
         ]
     )
 

@@ -22,7 +22,8 @@ from tests.support.upstream import Upstream
 from toolpair.integrations import litellm as tp_litellm
 from toolpair.integrations.litellm import ToolpairGuardrail, is_patched, patch, unpatch
 
-from .test_guardrail import _router
+from .deployments import Counting, deployment
+from .test_guardrail import _failed_over_repaired, _guarded
 
 CLAUDE = "anthropic/claude-sonnet-4-6"
 
@@ -73,22 +74,14 @@ def test_sync_completion_is_repaired_once_patched(up: Upstream, callbacks: list[
 def test_router_completion_failover_is_repaired_for_each_attempt(
     up: Upstream, callbacks: list[Any]
 ) -> None:
-    router = _router(up)
-    callbacks.append(ToolpairGuardrail())
-    up.clear()
+    router = _guarded(up, callbacks)
     with pytest.raises(litellm.ServiceUnavailableError, match="tool_result"):
         router.completion(model="private-chat", messages=DANGLING_CHAT, tools=TOOLS)
     patch()
     up.clear()
     out = router.completion(model="private-chat", messages=DANGLING_CHAT, tools=TOOLS)
     assert out.choices[0].message.content == "done"
-    down, strict = up.bodies()
-    # The first attempt, to the lax endpoint, by OpenAI's rules; the fallback, after
-    # LiteLLM's translation, valid for Anthropic.
-    assert down.path == "/down/v1/chat/completions"
-    assert toolpair.validate(down.body, "openai") == []
-    assert strict.path == "/strict/v1/messages"
-    assert toolpair.validate(strict.body, "anthropic") == []
+    _failed_over_repaired(up)
 
 
 def test_reject_mode_on_the_sync_path_sends_nothing(up: Upstream, callbacks: list[Any]) -> None:
@@ -106,16 +99,9 @@ def test_patch_is_idempotent_reversible_and_runs_once_per_attempt(
     up: Upstream, callbacks: list[Any]
 ) -> None:
     original = litellm.completion
-    seen: list[str] = []
-
-    class Counting(ToolpairGuardrail):
-        async def async_pre_call_deployment_hook(
-            self, kwargs: dict[str, Any], call_type: Any
-        ) -> dict[str, Any] | None:
-            seen.append(str(getattr(call_type, "value", call_type)))
-            return await super().async_pre_call_deployment_hook(kwargs, call_type)
-
-    callbacks.append(Counting())
+    counting = Counting()
+    seen = counting.seen
+    callbacks.append(counting)
     assert not is_patched()
     patch()
     patched = litellm.completion
@@ -174,18 +160,7 @@ def test_patch_is_idempotent_reversible_and_runs_once_per_attempt(
 def test_without_a_guardrail_the_patch_changes_nothing(up: Upstream, callbacks: list[Any]) -> None:
     patch()
     up.clear()
-    router = Router(
-        model_list=[
-            {
-                "model_name": "lax",
-                "litellm_params": {
-                    "model": "hosted_vllm/qwen3-coder",
-                    "api_base": up.url("lax/v1"),
-                    "api_key": "sk-fake",
-                },
-            }
-        ]
-    )
+    router = Router(model_list=[deployment("lax", "hosted_vllm/qwen3-coder", up.url("lax/v1"))])
     router.completion(model="lax", messages=DANGLING_CHAT, tools=TOOLS)
     [seen] = up.bodies()
     assert seen.body["messages"][2] == {"role": "user", "content": "and?"}

@@ -152,11 +152,16 @@ def test_source_4_chat_memory_buffer_returns_a_lone_tool_message(guarded: bool) 
         pytest.skip("this llama-index-core's ChatMemoryBuffer returns nothing instead")
     assert [m.role for m in window] == [MessageRole.TOOL]
 
+    _chat_is_sent_whole_only_when_guarded(window, guarded)
+
+
+def _chat_is_sent_whole_only_when_guarded(history: list[ChatMessage], guarded: bool) -> None:
+    # Unguarded, Anthropic refuses the body the LLM sends; guarded, it is valid.
     server = FakeAnthropic([reply("ok")])
     llm: Any = anthropic_llm(server)
     if guarded:
         llm = GuardedLLM(llm=llm)
-    out = _call(llm.achat(window))
+    out = _call(llm.achat(history))
     if guarded:
         assert out.message.content == "ok"
         assert toolpair.validate(server.bodies[0], "anthropic") == []
@@ -216,14 +221,4 @@ def test_source_3_codeact_handoff_shape(guarded: bool) -> None:
         ChatMessage(role=MessageRole.ASSISTANT, content=""),
         result("call_handoff", "Agent b is now handling the request."),
     ]
-    server = FakeAnthropic([reply("ok")])
-    llm: Any = anthropic_llm(server)
-    if guarded:
-        llm = GuardedLLM(llm=llm)
-    out = _call(llm.achat(history))
-    if guarded:
-        assert out.message.content == "ok"
-        assert toolpair.validate(server.bodies[0], "anthropic") == []
-    else:
-        assert type(out).__name__ == "BadRequestError"
-        assert toolpair.validate(server.bodies[0], "anthropic")
+    _chat_is_sent_whole_only_when_guarded(history, guarded)

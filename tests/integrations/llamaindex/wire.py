@@ -157,13 +157,9 @@ def accept_all(body: dict[str, Any]) -> list[str]:
     return []
 
 
+@dataclass
 class FakeAnthropic(FakeServer):
-    def __init__(
-        self,
-        script: list[Reply],
-        check: Callable[[dict[str, Any]], list[str]] = anthropic_errors,
-    ) -> None:
-        super().__init__(script, check)
+    check: Callable[[dict[str, Any]], list[str]] = anthropic_errors
 
     def error(self, errors: list[str]) -> httpx.Response:
         return httpx.Response(
@@ -225,13 +221,9 @@ class FakeAnthropic(FakeServer):
         yield _event("message_stop", {"type": "message_stop"})
 
 
+@dataclass
 class FakeOpenAI(FakeServer):
-    def __init__(
-        self,
-        script: list[Reply],
-        check: Callable[[dict[str, Any]], list[str]] = openai_errors,
-    ) -> None:
-        super().__init__(script, check)
+    check: Callable[[dict[str, Any]], list[str]] = openai_errors
 
     def error(self, errors: list[str]) -> httpx.Response:
         return httpx.Response(

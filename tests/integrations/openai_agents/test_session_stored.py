@@ -13,6 +13,7 @@ import json
 import sqlite3
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from agents import Agent, Runner, SQLiteSession
@@ -257,6 +258,21 @@ ISSUE_STORE = [
 ]
 
 
+#: ISSUE_STORE repaired, item by item: both calls, then both results, then the user.
+REPAIRED_ISSUE_STORE = [
+    "user",
+    "function_call",
+    "function_call",
+    "function_call_output",
+    "function_call_output",
+    "user",
+]
+
+
+def kinds(items: list[Any]) -> list[str]:
+    return [i.get("type") or i.get("role") for i in items]
+
+
 @pytest.mark.anyio
 async def test_the_reported_store_loses_no_message_and_no_result(tmp_path, caplog):
     s = SQLiteSession("s", str(tmp_path / "sessions.db"))
@@ -267,14 +283,7 @@ async def test_the_reported_store_loses_no_message_and_no_result(tmp_path, caplo
     assert toolpair.validate(got, "openai-responses", model="gpt-5") == []
     # Every message is there, whole; the real result sits right after its calls, the
     # unanswered call has the neutral error result, then the user's second message.
-    assert [i.get("type") or i.get("role") for i in got] == [
-        "user",
-        "function_call",
-        "function_call",
-        "function_call_output",
-        "function_call_output",
-        "user",
-    ]
+    assert kinds(got) == REPAIRED_ISSUE_STORE
     assert got[0] == ISSUE_STORE[0] and got[-1] == user("hurry")
     assert got[3] == out("call_A", "18C")
     assert got[4]["call_id"] == "call_B" and got[4]["output"] != "18C"
@@ -305,16 +314,7 @@ async def test_readme_quick_start_sends_hurry_and_the_result(kind, tmp_path):
     assert "hurry" in text and "18C" in text
     if kind == "responses":
         assert toolpair.validate(body, "openai-responses") == []
-        roles = [i.get("type") or i.get("role") for i in sent]
-        assert roles == [
-            "user",
-            "function_call",
-            "function_call",
-            "function_call_output",
-            "function_call_output",
-            "user",
-            "user",
-        ]
+        assert kinds(sent) == [*REPAIRED_ISSUE_STORE, "user"]
     else:
         assert toolpair.validate(body, "openai") == []
         assert [m["role"] for m in sent if m["role"] != "system"] == [

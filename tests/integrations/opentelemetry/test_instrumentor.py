@@ -13,13 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import toolpair
+from tests.support.histories import ORPHAN_MESSAGES as ORPHAN
+from tests.support.otel import Otel, instrumented
 from toolpair import events
 from toolpair.cli import main
 from toolpair.integrations import opentelemetry as otel_module
@@ -35,14 +32,6 @@ def dangling(n: int = 1) -> list[dict[str, Any]]:
     ]
 
 
-ORPHAN: list[dict[str, Any]] = [
-    {"role": "user", "content": "q"},
-    {"role": "assistant", "content": "no calls here"},
-    {
-        "role": "user",
-        "content": [{"type": "tool_result", "tool_use_id": "toolu_gone", "content": "42"}],
-    },
-]
 VALID: list[dict[str, Any]] = [
     {"role": "user", "content": "q"},
     {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
@@ -50,43 +39,10 @@ VALID: list[dict[str, Any]] = [
 ]
 
 
-class Otel:
-    def __init__(self) -> None:
-        self.spans = InMemorySpanExporter()
-        self.tracer_provider = TracerProvider()
-        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans))
-        self.reader = InMemoryMetricReader()
-        self.meter_provider = MeterProvider(metric_readers=[self.reader])
-        self.tracer = self.tracer_provider.get_tracer("app")
-
-    def finished(self) -> list[ReadableSpan]:
-        return list(self.spans.get_finished_spans())
-
-    def repair_events(self) -> list[Any]:
-        return [e for s in self.finished() for e in s.events if e.name == "toolpair.repair"]
-
-    def points(self, name: str) -> list[Any]:
-        data = self.reader.get_metrics_data()
-        out: list[Any] = []
-        if data is None:
-            return out
-        for rm in data.resource_metrics:
-            for sm in rm.scope_metrics:
-                for m in sm.metrics:
-                    if m.name == name:
-                        out.extend(m.data.data_points)
-        return out
-
-
 @pytest.fixture
 def otel() -> Iterator[Otel]:
-    o = Otel()
-    inst = ToolpairInstrumentor()
-    inst.instrument(tracer_provider=o.tracer_provider, meter_provider=o.meter_provider)
-    try:
+    with instrumented() as o:
         yield o
-    finally:
-        inst.uninstrument()
 
 
 def test_one_span_event_per_repaired_request_with_the_contract_attributes(otel: Otel) -> None:

@@ -27,6 +27,8 @@ import pytest
 import zstandard
 
 import toolpair
+from tests.support.histories import log_flood
+from tests.support.sockets import exchange
 from tests.support.upstream import RawUpstream, Upstream
 
 from .proxyproc import Proxy
@@ -54,20 +56,6 @@ def lax(raw_up: RawUpstream) -> Iterator[Proxy]:
     p = Proxy(raw_up.url("base"), "--header-timeout", "1", "--keepalive-timeout", "1")
     yield p
     p.stop()
-
-
-def exchange(port: int, data: bytes, timeout: float = 3.0) -> bytes:
-    """Send ``data`` on a fresh connection; everything read until it closes."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    s.sendall(data)
-    out = b""
-    try:
-        while chunk := s.recv(65536):
-            out += chunk
-    except TimeoutError:
-        out += b"<open>"
-    s.close()
-    return out
 
 
 def forwarded(raw_up: RawUpstream) -> list[bytes]:
@@ -476,16 +464,7 @@ def test_logs_are_one_bounded_escaped_line_without_content(up: Upstream, mode: s
     p = Proxy(up.url("lax"), "--mode", mode)
     try:
         secret_text = "SECRET-CONTENT-42"
-        calls = [
-            {"type": "tool_use", "id": f"toolu_{i}", "name": "n", "input": {"q": secret_text}}
-            for i in range(20000)
-        ]
-        calls[0]["id"] = "evil\n[forged] toolpair repaired\x1b[31m"
-        history = [
-            {"role": "user", "content": secret_text},
-            {"role": "assistant", "content": calls},
-            {"role": "user", "content": secret_text},
-        ]
+        history = log_flood(secret_text, "evil\n[forged] toolpair repaired\x1b[31m")
         body = json.dumps({"model": "m", "max_tokens": 5, "messages": history})
         conn = http.client.HTTPConnection("127.0.0.1", p.port, timeout=60)
         conn.request("POST", "/v1/messages?beta=" + KEY, body, {"authorization": KEY})

@@ -15,11 +15,6 @@ from typing import Any
 import anthropic
 import httpx
 import pytest
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -27,6 +22,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 import toolpair
+from tests.support.histories import ORPHAN_MESSAGES as ORPHAN
+from tests.support.otel import Otel, instrumented
 from tests.support.upstream import Upstream
 from toolpair.gateway.proxy import Settings, build_app
 from toolpair.integrations.asgi import ToolpairMiddleware
@@ -41,14 +38,6 @@ BROKEN: list[dict[str, Any]] = [
         "content": [{"type": "tool_use", "id": "toolu_01", "name": "weather", "input": {}}],
     },
     {"role": "user", "content": "and?"},
-]
-ORPHAN: list[dict[str, Any]] = [
-    {"role": "user", "content": "weather?"},
-    {"role": "assistant", "content": "no call"},
-    {
-        "role": "user",
-        "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "content": "1"}],
-    },
 ]
 VALID: list[dict[str, Any]] = [{"role": "user", "content": "hi"}]
 
@@ -136,42 +125,10 @@ def test_metrics_refuse_several_workers(up: Upstream) -> None:
     assert r.returncode == 2 and "--workers 1" in r.stderr
 
 
-class Otel:
-    def __init__(self) -> None:
-        self.spans = InMemorySpanExporter()
-        self.tracer_provider = TracerProvider()
-        self.tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans))
-        self.reader = InMemoryMetricReader()
-        self.meter_provider = MeterProvider(metric_readers=[self.reader])
-        self.tracer = self.tracer_provider.get_tracer("app")
-
-    def span_events(self, span: str) -> list[dict[str, Any]]:
-        [s] = [s for s in self.spans.get_finished_spans() if s.name == span]
-        return [dict(e.attributes or {}) for e in s.events if e.name == "toolpair.repair"]
-
-    def span_attributes(self, span: str) -> dict[str, Any]:
-        [s] = [s for s in self.spans.get_finished_spans() if s.name == span]
-        return dict(s.attributes or {})
-
-    def repairs(self) -> dict[tuple[str, str], int]:
-        data = self.reader.get_metrics_data()
-        out: dict[tuple[str, str], int] = {}
-        for rm in data.resource_metrics if data else []:
-            for sm in rm.scope_metrics:
-                for m in sm.metrics:
-                    if m.name == "toolpair.repairs":
-                        for p in m.data.data_points:
-                            out[(p.attributes["source"], p.attributes["mode"])] = p.value
-        return out
-
-
 @pytest.fixture
 def otel() -> Iterator[Otel]:
-    o = Otel()
-    inst = ToolpairInstrumentor()
-    inst.instrument(tracer_provider=o.tracer_provider, meter_provider=o.meter_provider)
-    yield o
-    inst.uninstrument()
+    with instrumented() as o:
+        yield o
 
 
 def _app(mode: str, seen: list[bytes]) -> Any:

@@ -16,7 +16,7 @@ import openai
 import pytest
 
 import toolpair
-from tests.support.histories import ORPHAN_RESPONSES
+from tests.support.histories import DANGLING_CHAT, ORPHAN_RESPONSES
 from tests.support.upstream import GAP, Upstream
 
 from .proxyproc import Proxy
@@ -64,17 +64,6 @@ VALID_ANTHROPIC: list[dict[str, Any]] = [
         "role": "user",
         "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "sunny"}],
     },
-]
-DANGLING_CHAT: list[dict[str, Any]] = [
-    {"role": "user", "content": "weather in Paris?"},
-    {
-        "role": "assistant",
-        "content": None,
-        "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "weather", "arguments": "{}"}}
-        ],
-    },
-    {"role": "user", "content": "and?"},
 ]
 
 

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ThinkingPart
 
 import toolpair
+from tests.support.pieces import pieces
 from toolpair._api import parse
 from toolpair.engine import chunked
 from toolpair.engine.fast import Frag
@@ -37,17 +38,6 @@ import histories as H
 
 #: Anything made later than this was made by repair (every input is dated 2024).
 _FRESH = T0 + timedelta(days=365)
-
-
-@contextmanager
-def pieces(run: int) -> Iterator[None]:
-    """The piece path for any length, ``run`` exchanges checked at a time."""
-    saved = chunked.MIN_MESSAGES, chunked._RUN
-    chunked.MIN_MESSAGES, chunked._RUN = 0, run
-    try:
-        yield
-    finally:
-        chunked.MIN_MESSAGES, chunked._RUN = saved
 
 
 @contextmanager

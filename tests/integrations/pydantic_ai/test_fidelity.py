@@ -30,7 +30,7 @@ import toolpair
 from toolpair.integrations.pydantic_ai import model_for, provider_for, repair, validate
 
 from .history import PAI_MAJOR, call, req, res, ret, user
-from .wire import WIRE_MODELS, Capture
+from .wire import WIRE_MODELS, Capture, google_model
 
 # --- the model id and the host ------------------------------------------------------
 
@@ -175,35 +175,6 @@ def test_bedrock_claude_id_keeps_text_beside_its_tool_use() -> None:
     assert _verdict("bedrock", capture.last, llama) == []
 
 
-_GEMINI_REPLY = {
-    "candidates": [
-        {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
-    ],
-    "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
-}
-
-
-def _gemini_model(name: str, bodies: list[dict[str, Any]]) -> GoogleModel:
-    """The real GoogleModel whose google-genai client sends through a mock transport."""
-    import json
-
-    import httpx
-    from google import genai
-    from google.genai import types
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        bodies.append(json.loads(request.content))
-        return httpx.Response(200, json=_GEMINI_REPLY)
-
-    transport = httpx.MockTransport(handler)
-    options = types.HttpOptions(
-        httpx_client=httpx.Client(transport=transport),
-        httpx_async_client=httpx.AsyncClient(transport=transport),
-    )
-    client = genai.Client(api_key="x", http_options=options)
-    return GoogleModel(name, provider=GoogleProvider(client=client))
-
-
 def test_gemini3_calls_are_signed_as_google_model_sends_them() -> None:
     """Gemini 3 refuses a current-turn call without a thought signature, and GoogleModel
     sends the first call of every response with one (its own or Google's bypass value):
@@ -211,7 +182,7 @@ def test_gemini3_calls_are_signed_as_google_model_sends_them() -> None:
     from pydantic_ai.messages import TextPart
 
     bodies: list[dict[str, Any]] = []
-    gemini = _gemini_model("gemini-3-pro-preview", bodies)
+    gemini = google_model("gemini-3-pro-preview", bodies)
     history = [
         req(user("weather?")),
         res(TextPart("checking"), call("t1"), call("t2")),

@@ -6,13 +6,9 @@ google-genai puts on the wire."""
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
-import httpx
 import pytest
-from google import genai
-from google.genai import types
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
@@ -23,40 +19,18 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from pydantic_ai.models.google import GoogleModel
-from pydantic_ai.providers.google import GoogleProvider
 
 import toolpair
 from toolpair.integrations.pydantic_ai import RepairGuard, repair_history
 from toolpair.integrations.pydantic_ai._processors import INTEGRATION, codec_for
 
 from .history import T0, agent_with_processor
+from .wire import google_model
 
 pytestmark = pytest.mark.anyio
 
 SKIP = b"skip_thought_signature_validator"
 THEIRS = b"signed-by-gemini-3.6-flash"
-_REPLY = {
-    "candidates": [
-        {"content": {"role": "model", "parts": [{"text": "ok"}]}, "finishReason": "STOP"}
-    ],
-    "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
-}
-
-
-def gemini(name: str, bodies: list[dict[str, Any]]) -> GoogleModel:
-    def handler(request: httpx.Request) -> httpx.Response:
-        bodies.append(json.loads(request.content))
-        return httpx.Response(200, json=_REPLY)
-
-    transport = httpx.MockTransport(handler)
-    options = types.HttpOptions(
-        httpx_client=httpx.Client(transport=transport),
-        httpx_async_client=httpx.AsyncClient(transport=transport),
-    )
-    return GoogleModel(
-        name, provider=GoogleProvider(client=genai.Client(api_key="x", http_options=options))
-    )
 
 
 def weather(city: str) -> str:
@@ -94,7 +68,7 @@ def signature_sent(body: dict[str, Any]) -> bytes:
 @pytest.mark.parametrize("on_thinking", [False, True])
 async def test_a_signature_of_another_model_goes_out_as_the_bypass(on_thinking: bool) -> None:
     bodies: list[dict[str, Any]] = []
-    model = gemini("gemini-3.5-flash", bodies)
+    model = google_model("gemini-3.5-flash", bodies)
     h = history("gemini-3.6-flash", model.system, on_thinking=on_thinking)
     # Without toolpair, GoogleModel sends the other model's signature: refused (G8).
     await Agent(model, tools=[weather]).run(message_history=h)
@@ -123,7 +97,7 @@ async def test_a_signature_of_another_model_goes_out_as_the_bypass(on_thinking: 
 
 async def test_the_same_model_s_signature_is_sent_as_it_is() -> None:
     bodies: list[dict[str, Any]] = []
-    model = gemini("gemini-3.5-flash", bodies)
+    model = google_model("gemini-3.5-flash", bodies)
     h = history("gemini-3.5-flash", model.system)
     seen: list[toolpair.RepairEvent] = []
     await Agent(model, tools=[weather], capabilities=[RepairGuard(on_repair=seen.append)]).run(
@@ -134,7 +108,7 @@ async def test_the_same_model_s_signature_is_sent_as_it_is() -> None:
 
 async def test_the_ready_made_processor_reads_the_models_too() -> None:
     bodies: list[dict[str, Any]] = []
-    model = gemini("gemini-3.5-flash", bodies)
+    model = google_model("gemini-3.5-flash", bodies)
     h = history("gemini-3.6-flash", model.system)
     await agent_with_processor(model, repair_history, tools=[weather]).run(message_history=h)
     assert signature_sent(bodies[-1]) == SKIP

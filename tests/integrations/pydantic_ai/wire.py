@@ -8,7 +8,6 @@ pass on every pinned version.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai.models.anthropic import AnthropicModel
@@ -18,19 +17,9 @@ from pydantic_ai.providers.anthropic import AnthropicProvider
 from pydantic_ai.providers.bedrock import BedrockProvider
 from pydantic_ai.providers.openai import OpenAIProvider
 
+from tests.support.capture import Capture
+from tests.support.replies import RawBody, gemini_response
 from toolpair.conformance import anthropic_reply, chat_reply, responses_reply, sdk_http
-
-
-@dataclass
-class Capture:
-    """Every request body a mock transport received, in order."""
-
-    bodies: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def last(self) -> dict[str, Any]:
-        assert self.bodies, "no request reached the transport"
-        return self.bodies[-1]
 
 
 def _client(sdk: str, capture: Capture, reply: Any) -> Any:
@@ -71,17 +60,6 @@ def openai_responses_model(capture: Capture) -> OpenAIResponsesModel:
     return OpenAIResponsesModel("gpt-4o", provider=OpenAIProvider(openai_client=client))
 
 
-class _RawBody:
-    def __init__(self, data: bytes) -> None:
-        self._data = data
-
-    def stream(self, **_: Any) -> Any:
-        yield self._data
-
-    def read(self, *_: Any, **__: Any) -> bytes:
-        return self._data
-
-
 #: The model the Converse requests name: in the URL, not the body, so a check of the
 #: captured body is told it (a named model is judged exactly: Claude 3.x through Converse
 #: takes two user turns in a row, bedrock B4).
@@ -107,7 +85,7 @@ def bedrock_model(capture: Capture) -> BedrockConverseModel:
             "usage": {"inputTokens": 1, "outputTokens": 1, "totalTokens": 2},
             "metrics": {"latencyMs": 1},
         }
-        raw = _RawBody(json.dumps(reply).encode())
+        raw = RawBody(json.dumps(reply).encode())
         return AWSResponse(request.url, 200, {"content-type": "application/json"}, raw)
 
     client.meta.events.register("before-send.bedrock-runtime.Converse", before_send)
@@ -124,3 +102,25 @@ WIRE_MODELS = {
     "openai-responses": openai_responses_model,
     "bedrock": bedrock_model,
 }
+
+
+def google_model(name: str, bodies: list[dict[str, Any]]) -> Any:
+    """The real GoogleModel whose google-genai client sends through a mock transport,
+    each request body appended to ``bodies``."""
+    import httpx
+    from google import genai
+    from google.genai import types
+    from pydantic_ai.models.google import GoogleModel
+    from pydantic_ai.providers.google import GoogleProvider
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        bodies.append(json.loads(request.content))
+        return httpx.Response(200, json=gemini_response())
+
+    transport = httpx.MockTransport(handler)
+    options = types.HttpOptions(
+        httpx_client=httpx.Client(transport=transport),
+        httpx_async_client=httpx.AsyncClient(transport=transport),
+    )
+    client = genai.Client(api_key="x", http_options=options)
+    return GoogleModel(name, provider=GoogleProvider(client=client))

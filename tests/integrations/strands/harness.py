@@ -10,21 +10,13 @@ so nothing leaves the process.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 
+from tests.support.capture import Capture
 from tests.support.replies import anthropic_events, converse_response, sse
-
-
-@dataclass
-class Capture:
-    bodies: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def last(self) -> dict[str, Any]:
-        return self.bodies[-1]
 
 
 def _sse(events: list[tuple[str | None, dict[str, Any]]], done: bool = False) -> bytes:
@@ -77,12 +69,18 @@ def openai_model(capture: Capture) -> Any:
 
 
 def bedrock_model(capture: Capture) -> Any:
-    import boto3
-    from strands.models.bedrock import BedrockModel
-
     def before_send(request: Any, **_: Any) -> Any:
         capture.bodies.append(json.loads(request.body))
         return converse_response(request.url)
+
+    return bedrock_answering(before_send)
+
+
+def bedrock_answering(before_send: Callable[..., Any]) -> Any:
+    """BedrockModel whose every request goes to ``before_send`` (botocore's before-send
+    event: what it returns is the response)."""
+    import boto3
+    from strands.models.bedrock import BedrockModel
 
     session = boto3.Session(
         aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1"

@@ -52,9 +52,7 @@ _TOO_LONG = {"message": "Input is too long for requested model"}
 def overflowing_bedrock(capture: h.Capture, refusals: int = 1) -> Any:
     """BedrockModel whose endpoint refuses the first ``refusals`` requests as too long
     (Bedrock's own ValidationException), then answers."""
-    import boto3
     from botocore.awsrequest import AWSResponse
-    from strands.models.bedrock import BedrockModel
 
     def before_send(request: Any, **_: Any) -> Any:
         capture.bodies.append(json.loads(request.body))
@@ -68,16 +66,7 @@ def overflowing_bedrock(capture: h.Capture, refusals: int = 1) -> Any:
         data = json.dumps(CONVERSE_REPLY).encode()
         return AWSResponse(request.url, 200, {"content-type": "application/json"}, RawBody(data))
 
-    session = boto3.Session(
-        aws_access_key_id="test", aws_secret_access_key="test", region_name="us-east-1"
-    )
-    model = BedrockModel(
-        boto_session=session,
-        model_id="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-        streaming=False,
-    )
-    model.client.meta.events.register("before-send.bedrock-runtime.*", before_send)
-    return model
+    return h.bedrock_answering(before_send)
 
 
 def plain(messages: list[Any]) -> list[Any]:

@@ -11,6 +11,8 @@ Each mutation returns the file's new bytes; lines it does not touch keep their b
 from __future__ import annotations
 
 import json
+import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +34,16 @@ REJECT = (
     "(eg. if it was a file edit, the new_string was NOT written to the file). STOP what "
     "you are doing and wait for the user to tell you how to proceed."
 )
+
+
+def settle(p: Path, data: bytes) -> Path:
+    """Write a session file as Claude Code leaves one: private, and an hour old, so not
+    taken for a session still open."""
+    p.write_bytes(data)
+    os.chmod(p, 0o600)
+    old = time.time() - 3600
+    os.utime(p, (old, old))
+    return p
 
 
 def lines(path: Path) -> list[bytes]:
@@ -93,6 +105,16 @@ def drop_and_reparent(ls: list[bytes], i: int) -> None:
     del ls[i]
 
 
+def insert_after(ls: list[bytes], i: int, line: dict[str, Any]) -> None:
+    """Write ``line`` right after line i as its child; i's old child hangs from it."""
+    parent = obj(ls[i])["uuid"]
+    line["parentUuid"] = parent
+    c = child_index(ls, parent)
+    if c is not None:
+        reparent(ls, c, line["uuid"])
+    ls.insert(i + 1, dump(line))
+
+
 # The ids of the real runs these mutations cut into (linear-1.0.98.jsonl).
 BATCH = [  # one assistant message, five streamed tool_use lines, five result lines
     "toolu_01UwiR8tuGvGJN2J7BW4KbPx",
@@ -118,6 +140,15 @@ def single_call(ls: list[bytes]) -> str:
     raise LookupError("hm6PSH")
 
 
+def single_result(path: Path) -> tuple[list[bytes], str, int, dict[str, Any]]:
+    """The file's lines, the id of its single call, and the index and object of the line
+    that holds that call's result."""
+    ls = lines(path)
+    cid = single_call(ls)
+    i = find(ls, lambda o: holds_result(o, cid))
+    return ls, cid, i, obj(ls[i])
+
+
 def m_delete_result(path: Path = LINEAR) -> bytes:
     ls = lines(path)
     drop_and_reparent(ls, find(ls, lambda o: holds_result(o, BATCH[2])))
@@ -131,10 +162,7 @@ def m_truncate_after_call(path: Path = LINEAR) -> bytes:
 
 def m_interrupt(path: Path = LINEAR) -> bytes:
     """Esc during a tool: the result never written, the interrupt text in its place."""
-    ls = lines(path)
-    cid = single_call(ls)
-    i = find(ls, lambda o: holds_result(o, cid))
-    o = obj(ls[i])
+    ls, _, i, o = single_result(path)
     o["message"] = {"role": "user", "content": [{"type": "text", "text": INTERRUPT}]}
     o.pop("toolUseResult", None)
     ls[i] = dump(o)
@@ -144,10 +172,7 @@ def m_interrupt(path: Path = LINEAR) -> bytes:
 def m_reject_run(path: Path = LINEAR) -> bytes:
     """A rejected permission as Claude Code writes it: an error result, then the
     interrupt text. Valid: the API accepts it."""
-    ls = lines(path)
-    cid = single_call(ls)
-    i = find(ls, lambda o: holds_result(o, cid))
-    o = obj(ls[i])
+    ls, cid, i, o = single_result(path)
     o["message"] = {
         "role": "user",
         "content": [
@@ -158,13 +183,9 @@ def m_reject_run(path: Path = LINEAR) -> bytes:
     ls[i] = dump(o)
     text = dict(o)
     text["uuid"] = "7e57a11d-0000-4000-8000-00000000001a"
-    text["parentUuid"] = o["uuid"]
     text["message"] = {"role": "user", "content": [{"type": "text", "text": INTERRUPT}]}
     text.pop("toolUseResult")
-    c = child_index(ls, o["uuid"])
-    if c is not None:
-        reparent(ls, c, text["uuid"])
-    ls.insert(i + 1, dump(text))
+    insert_after(ls, i, text)
     return b"".join(ls)
 
 
@@ -182,15 +203,16 @@ def m_boundary_between(path: Path = LINEAR) -> bytes:
     cid = single_call(ls)
     i = find(ls, lambda o: holds_call(o, cid))
     call = obj(ls[i])
+    # What every line of the session carries, as the call line has it.
+    envelope = {
+        "isSidechain": False,
+        "userType": "external",
+        **{k: call.get(k) for k in ("cwd", "sessionId", "version", "gitBranch")},
+    }
     boundary = {
         "parentUuid": None,
         "logicalParentUuid": call["uuid"],
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": call.get("cwd"),
-        "sessionId": call.get("sessionId"),
-        "version": call.get("version"),
-        "gitBranch": call.get("gitBranch"),
+        **envelope,
         "type": "system",
         "subtype": "compact_boundary",
         "content": "Conversation compacted",
@@ -202,12 +224,7 @@ def m_boundary_between(path: Path = LINEAR) -> bytes:
     }
     summary = {
         "parentUuid": boundary["uuid"],
-        "isSidechain": False,
-        "userType": "external",
-        "cwd": call.get("cwd"),
-        "sessionId": call.get("sessionId"),
-        "version": call.get("version"),
-        "gitBranch": call.get("gitBranch"),
+        **envelope,
         "type": "user",
         "message": {
             "role": "user",
@@ -225,27 +242,17 @@ def m_boundary_between(path: Path = LINEAR) -> bytes:
 
 def m_text_before_result(path: Path = LINEAR) -> bytes:
     """A result line whose text came first (an interrupt merged into it)."""
-    ls = lines(path)
-    cid = single_call(ls)
-    i = find(ls, lambda o: holds_result(o, cid))
-    o = obj(ls[i])
+    ls, _, i, o = single_result(path)
     o["message"]["content"].insert(0, {"type": "text", "text": INTERRUPT})
     ls[i] = dump(o)
     return b"".join(ls)
 
 
 def m_duplicate_result(path: Path = LINEAR) -> bytes:
-    ls = lines(path)
-    cid = single_call(ls)
-    i = find(ls, lambda o: holds_result(o, cid))
-    o = obj(ls[i])
+    ls, _, i, o = single_result(path)
     dup = dict(o)
     dup["uuid"] = "7e57a11d-0000-4000-8000-00000000000d"
-    dup["parentUuid"] = o["uuid"]
-    c = child_index(ls, o["uuid"])
-    if c is not None:
-        reparent(ls, c, dup["uuid"])
-    ls.insert(i + 1, dump(dup))
+    insert_after(ls, i, dup)
     return b"".join(ls)
 
 
