@@ -10,29 +10,32 @@ import pytest
 
 from toolpair.cli import main
 
+#: pytest's capsys fixture, as the CLI tests take it.
+Capsys = pytest.CaptureFixture[str]
 
-def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+
+def run(capsys: Capsys, *args: str | Path) -> tuple[int, str, str]:
     """Exit status, stdout and stderr of ``toolpair ARGS``."""
     code = main([str(a) for a in args])
     out, err = capsys.readouterr()
     return code, out, err
 
 
-def stdout_of(capsys: pytest.CaptureFixture[str], expect: int, *args: str | Path) -> str:
+def stdout_of(capsys: Capsys, expect: int, *args: str | Path) -> str:
     """Stdout of ``toolpair ARGS``, which must exit with ``expect``."""
     code, out, err = run(capsys, *args)
     assert code == expect, err
     return out
 
 
-def scanned(capsys: pytest.CaptureFixture[str], agent: str) -> tuple[int, list[str]]:
+def scanned(capsys: Capsys, agent: str) -> tuple[int, list[str]]:
     """``toolpair scan --agent AGENT --json`` of a tree with breaks: how many sessions it
     read, and the broken files, sorted."""
     report = json.loads(stdout_of(capsys, 1, "scan", "--agent", agent, "--json"))
     return report["scanned"], sorted(b["file"] for b in report["broken"])
 
 
-def repaired_while_open(capsys: pytest.CaptureFixture[str], session: Path) -> str:
+def repaired_while_open(capsys: Capsys, session: Path) -> str:
     """Stderr of ``toolpair repair --in-place`` on a session just written to, as one
     still open in its agent is."""
     os.utime(session, None)

@@ -22,7 +22,7 @@ from toolpair.cli import main
 from toolpair.engine.coverage import NothingJudged
 from toolpair.sessions import claude_code
 
-from .clirun import repaired_while_open, run, stdout_of
+from .clirun import Capsys, repaired_while_open, run, stdout_of
 
 
 def write(tmp_path: Path, data: bytes, name: str = "3f0c2d4e-1111-4222-8333-444455556666") -> Path:
@@ -33,9 +33,7 @@ def write(tmp_path: Path, data: bytes, name: str = "3f0c2d4e-1111-4222-8333-4444
 
 
 @pytest.mark.parametrize("path", M.REAL_FILES, ids=lambda p: p.name)
-def test_real_sessions_of_every_era_are_valid(
-    path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_real_sessions_of_every_era_are_valid(path: Path, capsys: Capsys) -> None:
     """Unbroken sessions of 1.0, 2.0 and 2.1 are read, judged and found valid."""
     code, out, _ = run(capsys, "check", path)
     assert code == 0, out
@@ -87,9 +85,7 @@ def test_parallel_siblings_of_2_1_are_reattached() -> None:
     assert s.validate() == []
 
 
-def test_torn_last_line_is_skipped_and_listed(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_torn_last_line_is_skipped_and_listed(capsys: Capsys, tmp_path: Path) -> None:
     data = M.LINEAR.read_bytes() + b'{"parentUuid":"x","type":"user","mess'
     p = write(tmp_path, data)
     out = stdout_of(capsys, 0, "check", p)
@@ -101,7 +97,7 @@ def test_torn_last_line_is_skipped_and_listed(
 
 @pytest.mark.parametrize("case", M.CASES, ids=lambda c: c.name)
 def test_check_finds_each_break_with_index_line_and_strip(
-    case: M.Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    case: M.Case, tmp_path: Path, capsys: Capsys
 ) -> None:
     p = write(tmp_path, case.make())
     code, out, _ = run(capsys, "check", p)
@@ -120,9 +116,7 @@ def test_check_finds_each_break_with_index_line_and_strip(
     assert any(row.lstrip().startswith(">") for row in out.splitlines()[1:])
 
 
-def test_check_json_names_merged_index_and_file_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_check_json_names_merged_index_and_file_line(tmp_path: Path, capsys: Capsys) -> None:
     p = write(tmp_path, M.m_delete_result())
     out = stdout_of(capsys, 1, "check", "--json", p)
     (item,) = json.loads(out)
@@ -153,9 +147,7 @@ def test_library_refuses_to_call_unread_lines_valid() -> None:
     assert "claude-code" in str(e.value)
 
 
-def test_cli_exits_2_when_nothing_was_judged(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_exits_2_when_nothing_was_judged(tmp_path: Path, capsys: Capsys) -> None:
     p = tmp_path / "events.jsonl"
     p.write_text("".join(json.dumps({"type": "tick", "n": i}) + "\n" for i in range(5)))
     code, out, err = run(capsys, "check", p)
@@ -164,9 +156,7 @@ def test_cli_exits_2_when_nothing_was_judged(
     assert "nothing judged" in err and "type 'tick' (5)" in err
 
 
-def test_cli_exits_2_when_almost_nothing_was_judged(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_exits_2_when_almost_nothing_was_judged(tmp_path: Path, capsys: Capsys) -> None:
     items = [{"type": "function_call_output", "call_id": "c", "output": "x"}]
     items += [{"type": "event", "n": i} for i in range(20)]
     p = tmp_path / "items.json"
@@ -195,7 +185,7 @@ def _subsequence(small: list[bytes], big: list[bytes]) -> bool:
 
 @pytest.mark.parametrize("case", M.BROKEN, ids=lambda c: c.name)
 def test_repair_in_place_is_minimal_safe_and_idempotent(
-    case: M.Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    case: M.Case, tmp_path: Path, capsys: Capsys
 ) -> None:
     data = case.make()
     p = write(tmp_path, data)
@@ -237,9 +227,7 @@ def test_repair_in_place_is_minimal_safe_and_idempotent(
 
 
 @pytest.mark.parametrize("case", [c for c in M.CASES if not c.broken], ids=lambda c: c.name)
-def test_untouched_file_is_never_written(
-    case: M.Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_untouched_file_is_never_written(case: M.Case, tmp_path: Path, capsys: Capsys) -> None:
     p = write(tmp_path, case.make())
     mtime = p.stat().st_mtime_ns
     code, _, err = run(capsys, "repair", p, "--in-place")
@@ -249,7 +237,7 @@ def test_untouched_file_is_never_written(
 
 
 def test_spliced_line_copies_the_session_fields_and_sits_after_its_parent(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     p = write(tmp_path, M.m_interrupt())
     code, _, _ = run(capsys, "repair", p, "--in-place")
@@ -274,7 +262,7 @@ def test_spliced_line_copies_the_session_fields_and_sits_after_its_parent(
 
 
 def test_refuses_when_the_file_changes_while_read(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A session Claude Code appends to while repair reads it is not overwritten."""
     p = write(tmp_path, M.m_truncate_after_call())
@@ -296,24 +284,18 @@ def test_refuses_when_the_file_changes_while_read(
     assert not p.with_name(p.name + ".bak").exists()
 
 
-def test_warns_when_the_session_looks_open(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_warns_when_the_session_looks_open(tmp_path: Path, capsys: Capsys) -> None:
     assert "may still be open" in repaired_while_open(capsys, write(tmp_path, M.m_delete_result()))
 
 
-def test_backup_name_is_not_a_second_session(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_backup_name_is_not_a_second_session(tmp_path: Path, capsys: Capsys) -> None:
     p = write(tmp_path, M.m_delete_result())
     run(capsys, "repair", p, "--in-place")
     assert sorted(x.name for x in tmp_path.iterdir()) == [p.name, p.name + ".bak"]
     assert not any(x.name.endswith(".bak.jsonl") for x in tmp_path.iterdir())
 
 
-def test_repair_to_stdout_leaves_the_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_repair_to_stdout_leaves_the_file(tmp_path: Path, capsys: Capsys) -> None:
     data = M.m_delete_result()
     p = write(tmp_path, data)
     code = main(["repair", str(p)])
@@ -342,9 +324,7 @@ def _tree(root: Path, n_good: int, broken: list[bytes]) -> list[Path]:
     return made
 
 
-def test_scan_lists_broken_sessions_newest_first(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_scan_lists_broken_sessions_newest_first(tmp_path: Path, capsys: Capsys) -> None:
     _tree(tmp_path, 5, [M.m_delete_result(), M.m_interrupt()])
     out = stdout_of(capsys, 1, "scan", tmp_path, "--json")
     report = json.loads(out)
@@ -357,9 +337,7 @@ def test_scan_lists_broken_sessions_newest_first(
     assert report["broken"][0]["index"] == 3 and report["broken"][0]["line"] == 8
 
 
-def test_scan_uses_processes_and_draws_progress(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_scan_uses_processes_and_draws_progress(tmp_path: Path, capsys: Capsys) -> None:
     from toolpair.cli import sessions
 
     _tree(tmp_path, sessions.PARALLEL_FROM, [M.m_truncate_after_call()])
@@ -370,7 +348,7 @@ def test_scan_uses_processes_and_draws_progress(
 
 
 def test_scan_of_a_clean_tree_exits_0_and_default_dir_follows_config(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _tree(tmp_path / "projects", 2, [])
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path))
@@ -383,7 +361,7 @@ def test_scan_of_a_clean_tree_exits_0_and_default_dir_follows_config(
 
 
 def test_map_of_a_session_links_every_pair_and_marks_the_break(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     p = write(tmp_path, M.m_delete_result())
     out = stdout_of(capsys, 1, "map", p)
@@ -395,9 +373,7 @@ def test_map_of_a_session_links_every_pair_and_marks_the_break(
     assert "repair would: spliced result at messages.3" in out
 
 
-def test_map_reads_every_format_check_reads(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_map_reads_every_format_check_reads(tmp_path: Path, capsys: Capsys) -> None:
     from toolpair.demo import DEMOS, load_demo
 
     for name in DEMOS:
@@ -408,9 +384,7 @@ def test_map_reads_every_format_check_reads(
         assert "break at messages." in out and "repair would:" in out
 
 
-def test_map_html_is_one_self_contained_page(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_map_html_is_one_self_contained_page(tmp_path: Path, capsys: Capsys) -> None:
     p = write(tmp_path, M.m_interrupt())
     out = tmp_path / "map.html"
     code, _, _ = run(capsys, "map", p, "--html", out)
@@ -439,9 +413,7 @@ def test_two_pass_reading_of_large_files_sees_the_same_session(
     assert all(e.content is None for e in two.transcript.entries if e.pos not in sent)
 
 
-def test_a_session_is_judged_with_the_anthropic_rules_only(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_session_is_judged_with_the_anthropic_rules_only(tmp_path: Path, capsys: Capsys) -> None:
     p = write(tmp_path, M.m_delete_result())
     code, _, err = run(capsys, "check", "--provider", "openai", p)
     assert code == 2 and "Anthropic Messages API" in err
@@ -449,9 +421,7 @@ def test_a_session_is_judged_with_the_anthropic_rules_only(
     assert code == 1 and "model claude-opus-4-1" in out
 
 
-def test_map_draws_nothing_it_did_not_judge(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_map_draws_nothing_it_did_not_judge(tmp_path: Path, capsys: Capsys) -> None:
     p = tmp_path / "events.jsonl"
     p.write_text("".join(json.dumps({"type": "tick", "n": i}) + "\n" for i in range(3)))
     code, out, err = run(capsys, "map", p)
@@ -459,7 +429,7 @@ def test_map_draws_nothing_it_did_not_judge(
     assert "nothing judged" in err
 
 
-def test_check_lists_what_it_never_judged(capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_lists_what_it_never_judged(capsys: Capsys) -> None:
     """Rewound branches before the compaction and inline sidechains are named by line,
     never judged as sent."""
     out = stdout_of(capsys, 0, "check", M.REWIND, M.SIDECHAINS)
@@ -469,7 +439,7 @@ def test_check_lists_what_it_never_judged(capsys: pytest.CaptureFixture[str]) ->
 
 @pytest.mark.parametrize("case", M.BROKEN, ids=lambda c: c.name)
 def test_edited_lines_change_only_what_the_fix_needs(
-    case: M.Case, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    case: M.Case, tmp_path: Path, capsys: Capsys
 ) -> None:
     """A re-parented line differs from the original by its parentUuid value alone, byte
     for byte (key order, separators, non-ASCII text kept); a reordered line only by the
@@ -500,7 +470,7 @@ def test_edited_lines_change_only_what_the_fix_needs(
 
 
 def test_map_html_of_many_histories_keeps_each_ones_links_apart(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     from toolpair.demo import load_demo
 
@@ -532,7 +502,7 @@ def _turns(s: claude_code.Session) -> list[tuple[str, list[str]]]:
 
 
 def test_merged_turn_is_rejected_where_the_api_rejects_it_and_its_twin_is_not(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     """The text-only answer hangs from the call line: the turn sent is [tool_use, text],
     refused at messages.11 for the call; the file with its result line is valid."""
@@ -554,7 +524,7 @@ def test_merged_turn_is_rejected_where_the_api_rejects_it_and_its_twin_is_not(
 
 
 def test_merged_turn_repair_answers_the_call_between_the_two_responses(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     data = M.m_merged_turn()
     p = write(tmp_path, data)
@@ -581,7 +551,7 @@ def test_merged_turn_repair_answers_the_call_between_the_two_responses(
 
 
 def test_merged_parallel_batch_is_answered_after_its_last_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     """2.1: the four results of a parallel batch lost, the next response hangs from a
     middle call line. The error results hang from that line, sit after the batch's last
@@ -676,7 +646,7 @@ def test_every_lost_result_in_a_chain_of_responses_repairs_to_valid() -> None:
 
 
 def test_a_repair_that_leaves_violations_is_not_written_in_place(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     """One break fixed, one left: the session would still be refused, so the file is
     not touched, what is left is printed, exit 1."""
@@ -697,9 +667,7 @@ def test_a_repair_that_leaves_violations_is_not_written_in_place(
     assert "--allow-partial" in err
 
 
-def test_allow_partial_writes_the_partial_repair_in_place(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_allow_partial_writes_the_partial_repair_in_place(tmp_path: Path, capsys: Capsys) -> None:
     data = M.m_partly_repairable()
     p = write(tmp_path, data)
     code, _, err = run(capsys, "repair", p, "--in-place", "--allow-partial")
@@ -717,9 +685,7 @@ def test_allow_partial_writes_the_partial_repair_in_place(
     assert p.read_bytes() == written
 
 
-def test_a_partial_repair_still_goes_to_another_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_partial_repair_still_goes_to_another_file(tmp_path: Path, capsys: Capsys) -> None:
     """Only the session file itself is guarded: -o writes the partial repair, exit 1."""
     data = M.m_partly_repairable()
     p = write(tmp_path, data)
@@ -735,7 +701,7 @@ def test_a_partial_repair_still_goes_to_another_file(
 
 
 def test_text_between_a_call_and_its_result_is_left_and_said(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     """[tool_use, text] then [tool_result]: fixing it would move a real text, so repair
     leaves it, writes nothing and names it."""

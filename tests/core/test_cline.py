@@ -21,7 +21,7 @@ import pytest
 import toolpair
 from toolpair.sessions import Loaded, SessionError, cline, detect, get_format, names
 
-from .clirun import at_home, run, stdout_of
+from .clirun import Capsys, at_home, run, stdout_of
 
 DATA = Path(__file__).parent / "data" / "cline"
 CLINE_TASK = DATA / "saoudrizwan.claude-dev" / "tasks" / "1783376868634"
@@ -552,7 +552,7 @@ def aged(path: Path) -> Path:
     return path
 
 
-def test_cli_check_a_task_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_check_a_task_folder(tmp_path: Path, capsys: Capsys) -> None:
     for target in (CLINE_TASK, ROO_TASK / TASK, SDK, ROO_CONDENSED):
         code, out, _err = run(capsys, "check", target)
         assert code == 0, out
@@ -575,9 +575,7 @@ def test_cli_check_a_task_folder(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert code == 2 and "not valid JSON" in err
 
 
-def test_cli_repair_in_place_with_a_backup(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_repair_in_place_with_a_backup(tmp_path: Path, capsys: Capsys) -> None:
     path, data = broken(tmp_path, CLINE_TASK, "saoudrizwan.claude-dev", drop_last_result)
     aged(path)
     code, _out, err = run(capsys, "repair", path.parent, "--in-place")
@@ -596,9 +594,7 @@ def test_cli_repair_in_place_with_a_backup(
     assert code == 0 and report["scanned"] == 1 and report["broken"] == []
 
 
-def test_cli_repair_to_a_file_and_stdout(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_repair_to_a_file_and_stdout(tmp_path: Path, capsys: Capsys) -> None:
     path, data = broken(tmp_path, ROO_TASK, "rooveterinaryinc.roo-cline", results_after_text)
     out_file = tmp_path / "fixed.json"
     code, _out, err = run(capsys, "repair", path, "-o", out_file)
@@ -610,9 +606,7 @@ def test_cli_repair_to_a_file_and_stdout(
     assert code == 0 and out.encode() == out_file.read_bytes()
 
 
-def test_cli_partial_repair_is_not_written_in_place(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_partial_repair_is_not_written_in_place(tmp_path: Path, capsys: Capsys) -> None:
     def two_breaks(history: list[Any]) -> None:
         one_parallel_result_lost_mid_task(history)
         history.pop(2)  # and two assistant messages in a row at the start
@@ -635,7 +629,7 @@ def test_cli_partial_repair_is_not_written_in_place(
 
 
 def test_cli_warns_about_an_open_task_and_refuses_a_locked_one(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     path, _data = broken(tmp_path, CLINE_TASK, "saoudrizwan.claude-dev", drop_last_result)
     code, _out, err = run(capsys, "repair", path.parent, "--in-place")
@@ -649,7 +643,7 @@ def test_cli_warns_about_an_open_task_and_refuses_a_locked_one(
 
 
 def test_cli_scan_every_variant(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     at_home(monkeypatch, tmp_path, "CLINE_DIR", "CLINE_DATA_DIR", "CLINE_SESSION_DATA_DIR")
     code, _out, err = run(capsys, "scan", "--agent", "cline")
@@ -673,7 +667,7 @@ def test_cli_scan_every_variant(
     assert code == 1 and "4 sessions" in out and "2 broken" in out
 
 
-def test_cli_map_a_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_map_a_task(tmp_path: Path, capsys: Capsys) -> None:
     path, _data = broken(tmp_path, ROO_TASK, "rooveterinaryinc.roo-cline", results_after_text)
     out = stdout_of(capsys, 1, "map", path)
     assert ">" in out and "messages[14]" in out

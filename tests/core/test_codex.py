@@ -7,19 +7,18 @@ tests/support/mutations/codex.py."""
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import toolpair
+from tests.support.mutations import aged
 from tests.support.mutations import codex as M
 from toolpair.sessions import Loaded, detect, get_format, names
 from toolpair.sessions.codex import ABORTED, CODEX_ABORTED, zstd_available
 
-from .clirun import at_home, run, scanned, stdout_of
+from .clirun import Capsys, at_home, run, scanned, stdout_of
 
 F = get_format("codex")
 RAW = F.raw_view()  # type: ignore[attr-defined]
@@ -29,11 +28,7 @@ def put(home: Path, data: bytes, name: str = "rollout-2026-01-01T00-00-00-0000-a
     """``data`` as a rollout under ``home/sessions/2026/01/01``, written an hour ago."""
     d = home / "sessions" / "2026" / "01" / "01"
     d.mkdir(parents=True, exist_ok=True)
-    p = d / name
-    p.write_bytes(data)
-    old = time.time() - 3600
-    os.utime(p, (old, old))
-    return p
+    return aged(d / name, data)
 
 
 def judged(loaded: Loaded) -> list[toolpair.Violation]:
@@ -119,7 +114,7 @@ EXPECTED = {
 
 @pytest.mark.parametrize("name", sorted(M.BREAKS))
 def test_each_break_is_detected_and_repaired_append_only(
-    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    name: str, tmp_path: Path, capsys: Capsys
 ) -> None:
     default_broken, raw_broken, how = EXPECTED[name]
     data = M.BREAKS[name]()
@@ -150,9 +145,7 @@ def test_each_break_is_detected_and_repaired_append_only(
     assert p.read_bytes() == new
 
 
-def test_repair_without_raw_fixes_what_codex_sends(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_repair_without_raw_fixes_what_codex_sends(tmp_path: Path, capsys: Capsys) -> None:
     p = put(tmp_path, M.empty_call_ids())
     code, _, err = run(capsys, "repair", p, "--in-place")
     assert code == 0, err
@@ -164,9 +157,7 @@ def test_repair_without_raw_fixes_what_codex_sends(
 
 
 @pytest.mark.parametrize("name", ["exec", "patch", "killed"])
-def test_pristine_rollouts_are_never_written(
-    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_pristine_rollouts_are_never_written(name: str, tmp_path: Path, capsys: Capsys) -> None:
     p = put(tmp_path, M.real(name).read_bytes())
     before = p.stat()
     code, _, err = run(capsys, "repair", p, "--in-place")
@@ -175,9 +166,7 @@ def test_pristine_rollouts_are_never_written(
     assert not Path(f"{p}.bak").exists()
 
 
-def test_a_chat_completions_upstream_refuses_a_late_output(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_chat_completions_upstream_refuses_a_late_output(tmp_path: Path, capsys: Capsys) -> None:
     """Bedrock or Kimi through a chat proxy: each tool message right after its call. The
     Responses API pairs by call_id and takes the same file. Codex on the chat wire API
     does not replay an appended replacement (seen with 0.80.0): repair refuses, exit 1."""
@@ -199,7 +188,7 @@ def test_a_chat_completions_upstream_refuses_a_late_output(
 
 
 def test_an_append_that_cannot_make_it_valid_exits_1_and_writes_nothing(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     data = M.long_call_id()
     p = put(tmp_path, data)
@@ -220,7 +209,7 @@ def test_a_rolled_back_turn_is_not_sent_again() -> None:
 
 
 def test_a_torn_last_line_is_skipped_and_the_append_starts_on_its_own_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     data = M.interrupted_shell() + b'{"timestamp":"2026-12-05T23:22:47.000Z","ordinal":11,"ty'
     p = put(tmp_path, data)
@@ -233,7 +222,7 @@ def test_a_torn_last_line_is_skipped_and_the_append_starts_on_its_own_line(
 
 
 def test_an_output_with_no_call_id_is_sent_and_given_its_call_back(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     """As codex-cli 0.171.0 sends it (tests/integrations/codex_cli): the call answered
     'aborted', the output without an id; the repair gives the output its call's id."""
@@ -254,9 +243,7 @@ def test_an_output_with_no_call_id_is_sent_and_given_its_call_back(
 
 
 @pytest.mark.skipif(zstd_available(), reason="Python has compression.zstd")
-def test_a_compressed_rollout_needs_python_3_14(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_compressed_rollout_needs_python_3_14(tmp_path: Path, capsys: Capsys) -> None:
     p = put(tmp_path, b"\x28\xb5\x2f\xfd" + b"\x00" * 16, "rollout-2026-01-01T00-00-00-x.jsonl.zst")
     assert detect(str(p)) is F
     code, _, err = run(capsys, "check", p)
@@ -266,7 +253,7 @@ def test_a_compressed_rollout_needs_python_3_14(
 
 @pytest.mark.skipif(not zstd_available(), reason="Python 3.14's compression.zstd")
 def test_a_compressed_rollout_is_read_and_its_repair_refused(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     from compression import zstd  # type: ignore[import-not-found,unused-ignore]
 
@@ -290,7 +277,7 @@ def test_registered_and_history_of_parsed_lines() -> None:
 
 
 def test_scan_defaults_to_codex_home_with_archived_sessions(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     home = tmp_path / "codex"
     put(home, M.real("exec").read_bytes(), "rollout-a.jsonl")
@@ -304,9 +291,7 @@ def test_scan_defaults_to_codex_home_with_archived_sessions(
     assert scanned(capsys, "codex") == (4, sorted([str(bad), str(archived)]))
 
 
-def test_map_shows_a_rollout_with_its_lines(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_map_shows_a_rollout_with_its_lines(tmp_path: Path, capsys: Capsys) -> None:
     p = put(tmp_path, M.interrupted_shell())
     out = stdout_of(capsys, 1, "map", "--raw", p)
     assert "(line 10)" in out and "exec_command(call_mock0002)" in out
@@ -315,7 +300,7 @@ def test_map_shows_a_rollout_with_its_lines(
     assert code == 0 and "inserted by Codex" in out
 
 
-def test_raw_is_for_codex_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_raw_is_for_codex_only(tmp_path: Path, capsys: Capsys) -> None:
     p = tmp_path / "m.json"
     p.write_text(json.dumps([{"role": "user", "content": "hi"}]))
     code, _, err = run(capsys, "check", "--raw", "--format", "claude-code", p)
@@ -381,7 +366,7 @@ def _mixed(root: Path) -> set[str]:
 
 
 def test_scan_without_agent_lists_exactly_the_broken_sessions_of_every_agent(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     bad = _mixed(tmp_path)
     out = stdout_of(capsys, 1, "scan", tmp_path, "--json")
@@ -408,7 +393,7 @@ def test_scan_without_agent_lists_exactly_the_broken_sessions_of_every_agent(
 
 
 def test_scan_without_a_folder_looks_in_every_agents_place_and_says_which(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     at_home(
         monkeypatch,
@@ -440,7 +425,7 @@ def test_scan_without_a_folder_looks_in_every_agents_place_and_says_which(
 
 
 def test_scan_agent_gemini_cli_without_a_folder_says_where_it_looked(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path))
     code, _, err = run(capsys, "scan", "--agent", "gemini-cli")

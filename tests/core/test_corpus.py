@@ -18,7 +18,7 @@ from tests.support.recorded import CORPUS, figures, verdicts
 from toolpair import corpus
 from toolpair.corpus import Recorder
 
-from .clirun import run
+from .clirun import Capsys, run
 
 SECRET = "s3cr3t-marker"
 
@@ -454,7 +454,7 @@ def test_observe_bytes_reads_the_raw_body(tmp_path: Path) -> None:
 
 
 def test_corpus_check_on_the_recorded_corpus_is_the_corpus_tests_table(
-    capsys: pytest.CaptureFixture[str],
+    capsys: Capsys,
 ) -> None:
     code, out, _err = run(capsys, "corpus", "check", CORPUS, "--json")
     got = json.loads(out)
@@ -473,9 +473,7 @@ def test_corpus_check_on_the_recorded_corpus_is_the_corpus_tests_table(
     assert code2 == code
 
 
-def test_corpus_check_on_recorded_disagreements(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_corpus_check_on_recorded_disagreements(tmp_path: Path, capsys: Capsys) -> None:
     rec = Recorder(tmp_path)
     anthropic_valid = {
         "model": "claude-sonnet-4-5",
@@ -509,7 +507,7 @@ def test_corpus_check_on_recorded_disagreements(
     assert "accepted, but toolpair reports openai." in text
 
 
-def test_corpus_check_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_corpus_check_exit_codes(tmp_path: Path, capsys: Capsys) -> None:
     # Every case agrees: 0 (a folder holding one agreeing case of the recorded corpus).
     agreeing = next(v for v in verdicts() if v.accepted and v.agrees and not v.changed)
     good = tmp_path / "good" / agreeing.name

@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 
 import toolpair
+from tests.support.mutations import aged
 from tests.support.mutations import gemini_cli as M
 from toolpair.sessions import Loaded, SessionError, detect, get_format, names
 from toolpair.sessions.gemini_cli import CANCELLED, CONTEXT_TURN, NEXT_PROMPT
 
-from .clirun import repaired_while_open, run, scanned, stdout_of
+from .clirun import Capsys, repaired_while_open, run, scanned, stdout_of
 
 F = get_format("gemini-cli")
 NL = b"\n"
@@ -407,11 +408,7 @@ def put(tmp_path: Path, data: bytes, name: str = "session-2026-01-01T00-00-abcde
     open)."""
     chats = tmp_path / "project" / "chats"
     chats.mkdir(parents=True, exist_ok=True)
-    p = chats / name
-    p.write_bytes(data)
-    old = time.time() - 3600
-    os.utime(p, (old, old))
-    return p
+    return aged(chats / name, data)
 
 
 def partly_repairable() -> bytes:
@@ -448,7 +445,7 @@ def partly_repairable() -> bytes:
     return M.PARALLEL.read_bytes() + b"\n".join(tail) + b"\n"
 
 
-def test_check_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_exit_codes_and_json(tmp_path: Path, capsys: Capsys) -> None:
     good = put(tmp_path, M.PARALLEL.read_bytes(), "session-2026-01-02T00-00-aaaaaaaa.jsonl")
     out = stdout_of(capsys, 0, "check", good)
     assert out.startswith(f"{good}: valid (gemini-cli format (session), gemini rules")
@@ -468,9 +465,7 @@ def test_check_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 2 and "not a Gemini CLI session" in err
 
 
-def test_repair_in_place_keeps_a_backup_and_is_idempotent(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_repair_in_place_keeps_a_backup_and_is_idempotent(tmp_path: Path, capsys: Capsys) -> None:
     data = M.dangling_end()
     p = put(tmp_path, data)
     code, out, err = run(capsys, "repair", p, "--in-place")
@@ -488,9 +483,7 @@ def test_repair_in_place_keeps_a_backup_and_is_idempotent(
     assert json.loads(out)["scanned"] == 1
 
 
-def test_repair_to_another_file_leaves_the_session(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_repair_to_another_file_leaves_the_session(tmp_path: Path, capsys: Capsys) -> None:
     data = M.mid_history()
     p = put(tmp_path, data)
     out_path = tmp_path / "repaired.jsonl"
@@ -501,7 +494,7 @@ def test_repair_to_another_file_leaves_the_session(
 
 
 def test_a_partial_repair_is_not_written_in_place_unless_allowed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     data = partly_repairable()
     p = put(tmp_path, data)
@@ -519,16 +512,14 @@ def test_a_partial_repair_is_not_written_in_place_unless_allowed(
     assert code == 1 and "nothing toolpair can repair; not written" in err
 
 
-def test_warns_when_the_session_looks_open(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_warns_when_the_session_looks_open(tmp_path: Path, capsys: Capsys) -> None:
     assert "may still be open; if it is, quit Gemini CLI (/quit)" in repaired_while_open(
         capsys, put(tmp_path, M.dangling_end())
     )
 
 
 def test_refuses_a_file_that_changed_while_it_was_read(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The CLI still running appends while toolpair reads: nothing is written."""
     data = M.dangling_end()
@@ -549,7 +540,7 @@ def test_refuses_a_file_that_changed_while_it_was_read(
 
 
 def test_scan_lists_the_broken_and_defaults_to_gemini_cli_home(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: Capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / ".gemini" / "tmp"
     put(root, M.PARALLEL.read_bytes(), "session-2026-01-02T00-00-aaaaaaaa.jsonl")
@@ -559,9 +550,7 @@ def test_scan_lists_the_broken_and_defaults_to_gemini_cli_home(
     assert scanned(capsys, "gemini-cli") == (3, sorted([str(bad), str(legacy)]))
 
 
-def test_map_names_each_turn_with_its_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_map_names_each_turn_with_its_line(tmp_path: Path, capsys: Capsys) -> None:
     p = put(tmp_path, M.mid_history())
     out = stdout_of(capsys, 1, "map", p)
     assert "(line 6)" in out and "(line 2)" in out
@@ -663,7 +652,7 @@ def test_a_repeated_response_after_another_model_turn_is_never_dropped() -> None
 
 @pytest.mark.parametrize("make", [M.stray_response, M.compression_split])
 def test_a_response_whose_call_is_gone_is_left_out_by_set_messages(
-    make: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    make: Any, tmp_path: Path, capsys: Capsys
 ) -> None:
     data = make()
     loaded = load(data)
@@ -691,7 +680,7 @@ def test_a_response_whose_call_is_gone_is_left_out_by_set_messages(
 
 
 def test_cli_0_61_checkpoint_saved_after_a_resume_is_repaired(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: Capsys
 ) -> None:
     """The real ``/chat save`` of CLI 0.61 after a resume: each response twice in the
     turn (gemini-cli#29365); the repair leaves the repeats out, in the Logger's layout."""

@@ -59,12 +59,19 @@ REPAIRED_OR_NOT = {
 }
 
 
-def in_pieces_for_every_provider(test: Any) -> Any:
-    """Generated histories for every provider, repaired in runs of 1 to 8 exchanges."""
-    strategies = given(
-        case=defective(), fmt=st.sampled_from(FORMATS), run=st.sampled_from([1, 2, 3, 8])
-    )
-    return pytest.mark.parametrize("provider", PROVIDERS)(FUZZ(strategies(test)))
+def fuzzed(names: Any, values: Any, **strategies: Any) -> Any:
+    """A property over generated defective histories in every wire format, for each of
+    ``values`` (pytest's parametrize), with the rest drawn from ``strategies``."""
+
+    def wrap(test: Any) -> Any:
+        drawn = given(case=defective(), fmt=st.sampled_from(FORMATS), **strategies)
+        return pytest.mark.parametrize(names, values)(FUZZ(drawn(test)))
+
+    return wrap
+
+
+#: Repaired in runs of 1 to 8 exchanges, for every provider.
+in_pieces_for_every_provider = fuzzed("provider", PROVIDERS, run=st.sampled_from([1, 2, 3, 8]))
 
 
 def rendered(
@@ -230,9 +237,11 @@ MODELS = [
 ]
 
 
-@pytest.mark.parametrize(("provider", "model"), MODELS)
-@FUZZ
-@given(case=defective(), fmt=st.sampled_from(FORMATS), gemini_ids=st.booleans())
+def for_every_named_model(**strategies: Any) -> Any:
+    return fuzzed(("provider", "model"), MODELS, **strategies)
+
+
+@for_every_named_model(gemini_ids=st.booleans())
 def test_do_no_harm_for_every_model(
     provider: str, model: str, case: Any, fmt: str, gemini_ids: bool
 ) -> None:
@@ -251,9 +260,7 @@ def test_do_no_harm_for_every_model(
     assert [f for f in again.fixes if f.kind != "unrepaired"] == []
 
 
-@pytest.mark.parametrize(("provider", "model"), MODELS)
-@FUZZ
-@given(case=defective(), fmt=st.sampled_from(FORMATS), repaired=st.booleans())
+@for_every_named_model(repaired=st.booleans())
 def test_fast_path_never_hides_a_model_violation(
     provider: str, model: str, case: Any, fmt: str, repaired: bool
 ) -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
+
+import pytest
 
 from toolpair.engine import chunked
 
@@ -18,3 +21,29 @@ def pieces(run: int) -> Iterator[None]:
         yield
     finally:
         chunked.MIN_MESSAGES, chunked._RUN = saved
+
+
+@contextmanager
+def full_path() -> Iterator[None]:
+    """Never the piece path, however long the history."""
+    saved = chunked.MIN_MESSAGES
+    chunked.MIN_MESSAGES = 10**9
+    try:
+        yield
+    finally:
+        chunked.MIN_MESSAGES = saved
+
+
+def answered_in_pieces(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """From now on, for each repair that tries the piece path, whether the pieces
+    answered (so a comparison of the two paths is known not to be vacuous)."""
+    answered: list[bool] = []
+    real = chunked.repair
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        out = real(*args, **kwargs)
+        answered.append(out is not None)
+        return out
+
+    monkeypatch.setattr(chunked, "repair", counted)
+    return answered

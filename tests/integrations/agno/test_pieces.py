@@ -15,6 +15,7 @@ import pytest
 from agno.models.message import Message
 
 import toolpair
+from tests.support.pieces import answered_in_pieces
 from toolpair._api import parse
 from toolpair.engine import chunked
 from toolpair.engine.fast import Frag, check
@@ -149,26 +150,13 @@ def _repair(history: list[Message], provider: str, *, in_pieces: bool) -> toolpa
     return toolpair.repair(history, provider, format=AgnoCodec())
 
 
-def _counting() -> tuple[list[bool], Any]:
-    taken: list[bool] = []
-    real = chunked.repair
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        r = real(*args, **kwargs)
-        taken.append(r is not None)
-        return r
-
-    return taken, spy
-
-
 @pytest.mark.parametrize("run", [1, 2, 8])
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_pieces_give_the_full_paths_answer(
     provider: str, run: int, pieces: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     chunked._RUN = run
-    taken, spy = _counting()
-    monkeypatch.setattr(chunked, "repair", spy)
+    taken = answered_in_pieces(monkeypatch)
     for seed in SEEDS:
         h = history(seed)
         before = [_dump(m) for m in h]

@@ -25,17 +25,7 @@ import toolpair
 from tests.support.loopback import QuietHandler, serve
 from toolpair.integrations.google_adk import ToolpairPlugin, detect
 
-from .harness import (
-    ADK,
-    PLACEHOLDER,
-    agent,
-    half_answered,
-    interrupted,
-    run,
-    runner,
-    seed,
-    valid,
-)
+from . import harness as h
 
 pytestmark = pytest.mark.anyio
 _COMPLETION = {
@@ -81,8 +71,8 @@ def lite(server: _Server) -> LiteLlm:
 async def _send(server: _Server, events: list[Any], plugins: list[Any] | None = None) -> Any:
     server.bodies.clear()
     service = InMemorySessionService()
-    await seed(service, events)
-    await run(runner(agent(lite(server)), service, plugins))
+    await h.seed(service, events)
+    await h.run(h.runner(h.agent(lite(server)), service, plugins))
     body = server.bodies[0]
     assert body["path"] == "/v1/chat/completions" and body["model"] == "gpt-4o"
     return body
@@ -101,37 +91,37 @@ def test_detected_as_openai(server: _Server) -> None:
 
 
 async def test_interrupted_call_kept_and_answered(server: _Server) -> None:
-    bare = await _send(server, interrupted())
-    if ADK >= (2, 10):
+    bare = await _send(server, h.interrupted())
+    if h.ADK >= (2, 10):
         # ADK drops the unanswered call: valid, but the model never learns of it.
         assert _calls(bare) == [] and toolpair.validate(bare, "openai") == []
     else:
         v = toolpair.validate(bare, "openai")
         assert [(x.code, x.index, x.ids) for x in v] == [("openai.missing_result", 2, ("c1",))]
         assert v[0].message.startswith("An assistant message with 'tool_calls' must be followed")
-    body = await _send(server, interrupted(), [ToolpairPlugin()])
+    body = await _send(server, h.interrupted(), [ToolpairPlugin()])
     assert toolpair.validate(body, "openai") == []
     assert _calls(body) == ["c1"]
     [(cid, content)] = _tool_messages(body)
-    assert cid == "c1" and PLACEHOLDER in content
+    assert cid == "c1" and h.PLACEHOLDER in content
 
 
 async def test_half_answered_parallel_calls(server: _Server) -> None:
-    bare = await _send(server, half_answered())
-    if ADK < (2, 10):
+    bare = await _send(server, h.half_answered())
+    if h.ADK < (2, 10):
         assert [x.ids for x in toolpair.validate(bare, "openai")] == [("c2",)]
-    body = await _send(server, half_answered(), [ToolpairPlugin()])
+    body = await _send(server, h.half_answered(), [ToolpairPlugin()])
     assert toolpair.validate(body, "openai") == []
     assert _calls(body) == ["c1", "c2"]
     tools = dict(_tool_messages(body))
     assert sorted(tools) == ["c1", "c2"]
-    assert "sunny" in tools["c1"] and PLACEHOLDER in tools["c2"]
+    assert "sunny" in tools["c1"] and h.PLACEHOLDER in tools["c2"]
 
 
 async def test_valid_session_goes_out_unchanged(server: _Server) -> None:
-    bare = await _send(server, valid())
+    bare = await _send(server, h.valid())
     assert toolpair.validate(bare, "openai") == []
     plugin = ToolpairPlugin()
-    body = await _send(server, valid(), [plugin])
+    body = await _send(server, h.valid(), [plugin])
     assert body["messages"] == bare["messages"]
     assert plugin.last is None

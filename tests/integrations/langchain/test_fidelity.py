@@ -40,6 +40,11 @@ PROPERTY = settings(
 # --- the model id and the host ------------------------------------------------------
 
 
+def read_as(model: Any) -> tuple[str, str | None]:
+    """The rules and the model id toolpair reads off a framework's model object."""
+    return provider_for(model), model_for(model)
+
+
 def test_model_id_is_read_off_each_chat_model_as_written() -> None:
     """ChatAnthropic keeps it in ``model``, ChatOpenAI in ``model_name``; a bound chain
     answers for the model it wraps, and a model bound with ``.bind(model=...)`` wins as it
@@ -67,8 +72,7 @@ def test_chat_openai_at_a_deepseek_base_url_is_deepseek() -> None:
     """The base URL is where ChatOpenAI sends its requests: DeepSeek's host is held to
     DeepSeek's rules, its Responses endpoint to those of DeepSeek's Responses."""
     chat = ChatOpenAI(model="deepseek-chat", api_key="x", base_url="https://api.deepseek.com/v1")
-    assert provider_for(chat) == "deepseek"
-    assert model_for(chat) == "deepseek-chat"
+    assert read_as(chat) == ("deepseek", "deepseek-chat")
     responses = ChatOpenAI(
         model="deepseek-chat",
         api_key="x",
@@ -81,8 +85,7 @@ def test_chat_openai_at_a_deepseek_base_url_is_deepseek() -> None:
 def test_chat_deepseek_is_deepseek_at_its_own_host_only() -> None:
     deepseek = pytest.importorskip("langchain_deepseek")
     model = deepseek.ChatDeepSeek(model="deepseek-reasoner", api_key="x")
-    assert provider_for(model) == "deepseek"
-    assert model_for(model) == "deepseek-reasoner"
+    assert read_as(model) == ("deepseek", "deepseek-reasoner")
     # Pointed elsewhere (a gateway), it says nothing about DeepSeek's endpoint.
     elsewhere = deepseek.ChatDeepSeek(
         model="deepseek-chat", api_key="x", api_base="https://gateway.example/v1"
@@ -98,8 +101,7 @@ def _credentials() -> Any:
 def test_chat_google_generative_ai_is_vertex_only_with_vertexai() -> None:
     genai = pytest.importorskip("langchain_google_genai")
     api = genai.ChatGoogleGenerativeAI(model="gemini-2.5-pro", api_key="x")
-    assert provider_for(api) == "gemini"
-    assert model_for(api) == "gemini-2.5-pro"
+    assert read_as(api) == ("gemini", "gemini-2.5-pro")
     vertex = genai.ChatGoogleGenerativeAI(
         model="gemini-3-pro-preview",
         vertexai=True,
@@ -107,8 +109,7 @@ def test_chat_google_generative_ai_is_vertex_only_with_vertexai() -> None:
         location="us-central1",
         credentials=_credentials(),
     )
-    assert provider_for(vertex) == "vertex"
-    assert model_for(vertex) == "gemini-3-pro-preview"
+    assert read_as(vertex) == ("vertex", "gemini-3-pro-preview")
 
 
 def test_vertex_classes() -> None:
@@ -123,8 +124,7 @@ def test_vertex_classes() -> None:
             location="us-central1",
             credentials=_credentials(),
         )
-    assert provider_for(gemini) == "vertex"
-    assert model_for(gemini) == "gemini-2.5-flash"
+    assert read_as(gemini) == ("vertex", "gemini-2.5-flash")
     from langchain_google_vertexai.model_garden import ChatAnthropicVertex
 
     claude = ChatAnthropicVertex(
@@ -133,8 +133,7 @@ def test_vertex_classes() -> None:
         location="us-east5",
         credentials=_credentials(),
     )
-    assert provider_for(claude) == "anthropic"
-    assert model_for(claude) == "claude-sonnet-4-5@20250929"
+    assert read_as(claude) == ("anthropic", "claude-sonnet-4-5@20250929")
 
 
 _GEMINI_REPLY = {

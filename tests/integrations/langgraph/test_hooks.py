@@ -19,18 +19,7 @@ from toolpair.integrations.langgraph import (
     summary_split,
 )
 
-from .graphs import (
-    INVALID_CHAT_HISTORY,
-    Ledger,
-    ai_calls,
-    call,
-    cfg,
-    hand_built,
-    messages_of,
-    model,
-    react_agent,
-    results,
-)
+from . import graphs as lg
 
 
 def paired(messages: Sequence[BaseMessage]) -> bool:
@@ -52,14 +41,16 @@ def paired(messages: Sequence[BaseMessage]) -> bool:
     return True
 
 
-def _stuck_react(checkpointer: Any, **kw: Any) -> tuple[Any, Any, Ledger, Any]:
+def _stuck_react(checkpointer: Any, **kw: Any) -> tuple[Any, Any, lg.Ledger, Any]:
     """A create_react_agent thread stuck after new input arrived during an interrupt."""
-    ledger = Ledger()
-    llm = model(ai_calls(call("a", "approve", action="deploy"), call("w")), "first", "second")
-    graph = react_agent(llm, ledger.tools(), checkpointer, version="v2")
-    config = cfg()
+    ledger = lg.Ledger()
+    llm = lg.model(
+        lg.ai_calls(lg.call("a", "approve", action="deploy"), lg.call("w")), "first", "second"
+    )
+    graph = lg.react_agent(llm, ledger.tools(), checkpointer, version="v2")
+    config = lg.cfg()
     graph.invoke({"messages": [HumanMessage("deploy, and the weather?")]}, config)
-    with pytest.raises(ValueError, match=INVALID_CHAT_HISTORY):
+    with pytest.raises(ValueError, match=lg.INVALID_CHAT_HISTORY):
         graph.invoke({"messages": [HumanMessage("never mind")]}, config)
     return graph, llm, ledger, config
 
@@ -68,15 +59,15 @@ def test_repair_hook_runs_a_stuck_thread_without_writing_it(checkpointer: Any) -
     """The same thread, served by an agent with repair_hook: the model gets a repaired
     list, the checkpointed messages keep their (broken) history untouched."""
     _, llm, ledger, config = _stuck_react(checkpointer)
-    graph = react_agent(llm, ledger.tools(), checkpointer, pre_model_hook=repair_hook())
-    before = messages_of(graph, config)
+    graph = lg.react_agent(llm, ledger.tools(), checkpointer, pre_model_hook=repair_hook())
+    before = lg.messages_of(graph, config)
     graph.invoke({"messages": [HumanMessage("are you there?")]}, config)
     sent = llm.seen[-1]
     assert paired(sent)
     # Read-time repair has only the checkpointed history: both calls get the error result
     # (repair_thread would also find the weather result in the earlier checkpoint).
     assert [m.status for m in sent if isinstance(m, ToolMessage)] == ["error", "error"]
-    after = messages_of(graph, config)
+    after = lg.messages_of(graph, config)
     # The state holds the old messages as they were, plus this turn's input and answer.
     assert [m.id for m in after[: len(before)]] == [m.id for m in before]
     assert not paired(after)
@@ -94,9 +85,9 @@ def test_repair_hook_always_sets_the_model_input(checkpointer: Any) -> None:
         return {}
 
     def run(hook: Any) -> list[list[BaseMessage]]:
-        llm = model("one", "two")
-        graph = react_agent(llm, Ledger().tools(), checkpointer, pre_model_hook=hook)
-        config = cfg(f"t-{id(hook)}")
+        llm = lg.model("one", "two")
+        graph = lg.react_agent(llm, lg.Ledger().tools(), checkpointer, pre_model_hook=hook)
+        config = lg.cfg(f"t-{id(hook)}")
         graph.invoke({"messages": [HumanMessage("hi")]}, config)
         graph.invoke({"messages": [HumanMessage("and now?")]}, config)
         return llm.seen
@@ -110,14 +101,14 @@ def test_repair_hook_always_sets_the_model_input(checkpointer: Any) -> None:
 def _long_thread(llm_replies: int = 3) -> list[Any]:
     replies: list[Any] = []
     for n in range(llm_replies):
-        replies += [ai_calls(call(f"x{n}"), call(f"y{n}", city=f"C{n}")), f"answer {n}"]
+        replies += [lg.ai_calls(lg.call(f"x{n}"), lg.call(f"y{n}", city=f"C{n}")), f"answer {n}"]
     return replies
 
 
 def test_langchain_trim_cuts_pairs_and_repair_hook_trim_does_not(checkpointer: Any) -> None:
     """The documented trimming hook (LangChain's trim_messages) cuts a parallel batch in
     half and the agent fails; repair_hook(trim=...) trims by whole units."""
-    ledger = Ledger()
+    ledger = lg.Ledger()
 
     def lc_hook(state: Any) -> dict[str, Any]:
         trimmed = lc_trim_messages(
@@ -125,23 +116,23 @@ def test_langchain_trim_cuts_pairs_and_repair_hook_trim_does_not(checkpointer: A
         )
         return {"llm_input_messages": trimmed}
 
-    llm = model(*_long_thread(1), "more")
-    graph = react_agent(llm, ledger.tools(), checkpointer, pre_model_hook=lc_hook)
-    with pytest.raises(ValueError, match=INVALID_CHAT_HISTORY):
-        graph.invoke({"messages": [HumanMessage("weather twice")]}, cfg("lc"))
+    llm = lg.model(*_long_thread(1), "more")
+    graph = lg.react_agent(llm, ledger.tools(), checkpointer, pre_model_hook=lc_hook)
+    with pytest.raises(ValueError, match=lg.INVALID_CHAT_HISTORY):
+        graph.invoke({"messages": [HumanMessage("weather twice")]}, lg.cfg("lc"))
 
-    llm = model(*_long_thread(3))
+    llm = lg.model(*_long_thread(3))
     hook = repair_hook("openai", trim={"max_tokens": 5, "token_counter": len})
-    graph = react_agent(llm, ledger.tools(), checkpointer, pre_model_hook=hook)
-    config = cfg("tp")
+    graph = lg.react_agent(llm, ledger.tools(), checkpointer, pre_model_hook=hook)
+    config = lg.cfg("tp")
     for n in range(3):
         graph.invoke({"messages": [HumanMessage(f"weather {n}")]}, config)
-    assert len(messages_of(graph, config)) == 15
+    assert len(lg.messages_of(graph, config)) == 15
     for sent in llm.seen:
         assert sent and paired(sent) and len(sent) <= 5
     # Even a budget under the newest unit sends that unit, never an empty list.
     tiny = repair_hook("openai", trim={"max_tokens": 1, "token_counter": len})
-    sent = tiny({"messages": messages_of(graph, config)[:-1]})["llm_input_messages"]
+    sent = tiny({"messages": lg.messages_of(graph, config)[:-1]})["llm_input_messages"]
     assert sent and paired(sent)
 
 
@@ -155,12 +146,12 @@ def test_summarize_hook_never_splits_a_pair(checkpointer: Any) -> None:
         summarised.append(older)
         return f"{len(older)} earlier messages about the weather"
 
-    llm = model(*_long_thread(3))
+    llm = lg.model(*_long_thread(3))
     hook = summarize_hook(
         summarizer, max_tokens=8, keep_tokens=4, token_counter=len, provider="openai"
     )
-    graph = react_agent(llm, Ledger().tools(), checkpointer, pre_model_hook=hook)
-    config = cfg()
+    graph = lg.react_agent(llm, lg.Ledger().tools(), checkpointer, pre_model_hook=hook)
+    config = lg.cfg()
     for n in range(3):
         graph.invoke({"messages": [HumanMessage(f"weather {n}")]}, config)
     assert summarised
@@ -168,7 +159,7 @@ def test_summarize_hook_never_splits_a_pair(checkpointer: Any) -> None:
         assert paired(older)
     for sent in llm.seen:
         assert paired(sent)
-    state = messages_of(graph, config)
+    state = lg.messages_of(graph, config)
     assert state[0].content.startswith("Summary of the earlier conversation")
     assert paired(state)
     assert check_thread(graph, config) == []
@@ -178,7 +169,7 @@ def test_summary_split_moves_the_cut_to_a_unit_boundary() -> None:
     """keep_tokens that would keep only the second of two results keeps neither."""
     history: list[BaseMessage] = [
         HumanMessage("q"),
-        ai_calls(call("a"), call("b")),
+        lg.ai_calls(lg.call("a"), lg.call("b")),
         ToolMessage("ra", tool_call_id="a"),
         ToolMessage("rb", tool_call_id="b"),
         HumanMessage("next"),
@@ -193,17 +184,17 @@ def test_hand_built_graph_with_repair_messages_in_front_of_the_model(
 ) -> None:
     """The one-liner for a hand-built graph: repair_messages() in front of the model. A
     thread whose tool raised keeps running on new input, and the state is not written."""
-    ledger = Ledger()
-    llm = model(ai_calls(call("f", "flaky", x="1")), "backend down, sorry", "still here")
-    graph = hand_built(llm, ledger.tools(), checkpointer, before_model=repair_messages())
-    config = cfg()
+    ledger = lg.Ledger()
+    llm = lg.model(lg.ai_calls(lg.call("f", "flaky", x="1")), "backend down, sorry", "still here")
+    graph = lg.hand_built(llm, ledger.tools(), checkpointer, before_model=repair_messages())
+    config = lg.cfg()
     with pytest.raises(RuntimeError):
         graph.invoke({"messages": [HumanMessage("go")]}, config)
     graph.invoke({"messages": [HumanMessage("what happened?")]}, config)
     sent = llm.seen[-1]
     assert paired(sent)
     assert [m.status for m in sent if isinstance(m, ToolMessage)] == ["error"]
-    assert "f" not in results(messages_of(graph, config))
+    assert "f" not in lg.results(lg.messages_of(graph, config))
     assert ledger.runs == {"flaky:1": 1}
 
 
@@ -213,8 +204,8 @@ def test_repair_node_persists_the_repair(checkpointer: Any) -> None:
     from langgraph.graph import START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode, tools_condition
 
-    ledger = Ledger()
-    llm = model(ai_calls(call("f", "flaky", x="1")), "sorry")
+    ledger = lg.Ledger()
+    llm = lg.model(lg.ai_calls(lg.call("f", "flaky", x="1")), "sorry")
 
     def agent(state: MessagesState) -> dict[str, Any]:
         return {"messages": [llm.invoke(state["messages"])]}
@@ -228,13 +219,13 @@ def test_repair_node_persists_the_repair(checkpointer: Any) -> None:
     g.add_conditional_edges("agent", tools_condition)
     g.add_edge("tools", "repair")
     graph = g.compile(checkpointer=checkpointer)
-    config = cfg()
+    config = lg.cfg()
     with pytest.raises(RuntimeError):
         graph.invoke({"messages": [HumanMessage("go")]}, config)
     assert repair_node()({"messages": [HumanMessage("fine")]}) == {}
     graph.invoke({"messages": [HumanMessage("again")]}, config)
-    assert paired(messages_of(graph, config))
-    assert results(messages_of(graph, config))["f"].status == "error"
+    assert paired(lg.messages_of(graph, config))
+    assert lg.results(lg.messages_of(graph, config))["f"].status == "error"
 
 
 def test_repair_hook_repairs_what_an_inner_hook_persists() -> None:
@@ -245,7 +236,7 @@ def test_repair_hook_repairs_what_an_inner_hook_persists() -> None:
 
     history: list[BaseMessage] = [
         HumanMessage("q", id="h1"),
-        ai_calls(call("a")).model_copy(update={"id": "ai1"}),
+        lg.ai_calls(lg.call("a")).model_copy(update={"id": "ai1"}),
         ToolMessage("ra", tool_call_id="a", id="t1"),
         HumanMessage("next", id="h2"),
     ]

@@ -29,31 +29,22 @@ from toolpair.integrations.langgraph import (
     rules_for,
 )
 
-from .graphs import (
-    INVALID_CHAT_HISTORY,
-    Ledger,
-    ai_calls,
-    call,
-    cfg,
-    messages_of,
-    model,
-    react_agent,
-)
+from . import graphs as g
 
 
 def _stuck(llm: Any, checkpointer: Any = None) -> tuple[Any, dict[str, Any]]:
     """A react agent thread whose call lost its result to new input: every run fails."""
-    graph = react_agent(llm, Ledger().tools(), checkpointer or InMemorySaver(), version="v2")
-    config = cfg()
+    graph = g.react_agent(llm, g.Ledger().tools(), checkpointer or InMemorySaver(), version="v2")
+    config = g.cfg()
     graph.invoke({"messages": [HumanMessage("deploy, and the weather?")]}, config)
-    with pytest.raises(ValueError, match=INVALID_CHAT_HISTORY):
+    with pytest.raises(ValueError, match=g.INVALID_CHAT_HISTORY):
         graph.invoke({"messages": [HumanMessage("never mind, just answer")]}, config)
     return graph, config
 
 
 def _scripted() -> Any:
-    return model(
-        ai_calls(call("call_approve_1", "approve", action="deploy"), call("call_w_2")), "ok"
+    return g.model(
+        g.ai_calls(g.call("call_approve_1", "approve", action="deploy"), g.call("call_w_2")), "ok"
     )
 
 
@@ -64,18 +55,18 @@ def test_a_thread_with_no_checkpoint_is_a_lookup_error() -> None:
     graph, _ = _stuck(_scripted())
     for fn in (check_thread, repair_thread):
         with pytest.raises(LookupError, match="'nobody' has no checkpoint"):
-            fn(graph, cfg("nobody"))
+            fn(graph, g.cfg("nobody"))
     with pytest.raises(LookupError, match="no checkpoint"):
-        repair_thread(graph, cfg("nobody"), dry_run=True)
+        repair_thread(graph, g.cfg("nobody"), dry_run=True)
 
     async def both() -> None:
         for afn in (acheck_thread, arepair_thread):
             with pytest.raises(LookupError, match="'nobody' has no checkpoint"):
-                await afn(graph, cfg("nobody"))
+                await afn(graph, g.cfg("nobody"))
 
     asyncio.run(both())
     # The thread that exists is read as before.
-    assert check_thread(graph, cfg())
+    assert check_thread(graph, g.cfg())
 
 
 # -- a model toolpair does not recognise ----------------------------------------------
@@ -100,7 +91,7 @@ def test_an_unplaced_model_writes_only_the_pairing_every_api_needs(
     llm = _scripted()
     graph, config = _stuck(llm)
     named = models[which] if which else llm
-    stored = messages_of(graph, config)
+    stored = g.messages_of(graph, config)
     ids = [c["id"] for m in stored if isinstance(m, AIMessage) for c in m.tool_calls]
 
     with caplog.at_level(logging.WARNING, logger="toolpair"):
@@ -108,7 +99,7 @@ def test_an_unplaced_model_writes_only_the_pairing_every_api_needs(
 
     assert "cannot tell which API" in caplog.text and type(named).__name__ in caplog.text
     assert report.changed and report.provider == "openai"
-    after = messages_of(graph, config)
+    after = g.messages_of(graph, config)
     # The call ids are the thread's own (no 9-character Mistral ids), no bridge turn
     # went in: the stored messages plus one error result for each unanswered call.
     assert [c["id"] for m in after if isinstance(m, AIMessage) for c in m.tool_calls] == ids
@@ -118,7 +109,7 @@ def test_an_unplaced_model_writes_only_the_pairing_every_api_needs(
     # The thread runs, and a finished thread is no violation (the portable rules called
     # every finished thread "mistral.bad_last_role").
     graph.invoke(None, config)
-    assert messages_of(graph, config)[-1].type == "ai"
+    assert g.messages_of(graph, config)[-1].type == "ai"
     assert check_thread(graph, config, named) == []
     assert not repair_thread(graph, config, named).changed
 

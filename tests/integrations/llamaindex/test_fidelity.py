@@ -31,10 +31,14 @@ from .wire import FakeAnthropic, FakeOpenAI, accept_all, anthropic_llm, openai_l
 # --- the model id and the host ------------------------------------------------------
 
 
+def read_as(model: Any) -> tuple[str, str | None]:
+    """The rules and the model id toolpair reads off a framework's model object."""
+    return provider_for(model), model_for(model)
+
+
 def test_model_id_is_the_llm_model_field() -> None:
     llm = anthropic_llm(FakeAnthropic([], check=accept_all))
-    assert provider_for(llm) == "anthropic"
-    assert model_for(llm) == "claude-sonnet-4-5"
+    assert read_as(llm) == ("anthropic", "claude-sonnet-4-5")
     guarded = GuardedLLM(llm=llm)
     assert (guarded.provider, guarded.model) == ("anthropic", "claude-sonnet-4-5")
     # A GuardedLLM answers for what it wraps, and an explicit model wins.
@@ -56,8 +60,7 @@ def test_openai_at_deepseek_api_base_is_deepseek() -> None:
 def test_deepseek_llm_is_deepseek() -> None:
     deepseek = pytest.importorskip("llama_index.llms.deepseek")
     llm = deepseek.DeepSeek(model="deepseek-reasoner", api_key="k")
-    assert provider_for(llm) == "deepseek"
-    assert model_for(llm) == "deepseek-reasoner"
+    assert read_as(llm) == ("deepseek", "deepseek-reasoner")
 
 
 def _credentials() -> Any:
@@ -71,12 +74,10 @@ def test_google_genai_is_vertex_only_with_a_vertex_client(monkeypatch: Any) -> N
     # max_tokens and context_window given: the LLM asks no server for model metadata.
     sizes = {"max_tokens": 100, "context_window": 1000}
     api = genai.GoogleGenAI(model="gemini-2.5-pro", api_key="k", **sizes)
-    assert provider_for(api) == "gemini"
-    assert model_for(api) == "gemini-2.5-pro"
+    assert read_as(api) == ("gemini", "gemini-2.5-pro")
     config = {"project": "p", "location": "us-central1", "credentials": _credentials()}
     vertex = genai.GoogleGenAI(model="gemini-3-pro-preview", vertexai_config=config, **sizes)
-    assert provider_for(vertex) == "vertex"
-    assert model_for(vertex) == "gemini-3-pro-preview"
+    assert read_as(vertex) == ("vertex", "gemini-3-pro-preview")
 
 
 def test_vertex_llm_is_vertex() -> None:
@@ -85,8 +86,7 @@ def test_vertex_llm_is_vertex() -> None:
         llm = vertex.Vertex(
             model="gemini-2.5-pro", project="p", location="us-central1", credentials=_credentials()
         )
-    assert provider_for(llm) == "vertex"
-    assert model_for(llm) == "gemini-2.5-pro"
+    assert read_as(llm) == ("vertex", "gemini-2.5-pro")
 
 
 _GEMINI_REPLY = {

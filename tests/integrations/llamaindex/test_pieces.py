@@ -15,6 +15,7 @@ import pytest
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 import toolpair
+from tests.support.pieces import answered_in_pieces, full_path
 from toolpair.engine import chunked
 from toolpair.engine.fast import Frag, check
 from toolpair.integrations.llamaindex import repair_messages, validate_messages
@@ -49,26 +50,13 @@ def pieces_always(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     the list it gives says, for each repair, whether the pieces answered."""
     saved = chunked.MIN_MESSAGES, chunked._RUN
     chunked.MIN_MESSAGES = 0
-    answered: list[bool] = []
-    repair = chunked.repair
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        out = repair(*args, **kwargs)
-        answered.append(out is not None)
-        return out
-
-    monkeypatch.setattr(chunked, "repair", counted)
-    yield answered
+    yield answered_in_pieces(monkeypatch)
     chunked.MIN_MESSAGES, chunked._RUN = saved
 
 
 def _full(history: list[Any], provider: str, **options: Any) -> Any:
-    saved = chunked.MIN_MESSAGES
-    chunked.MIN_MESSAGES = 10**9
-    try:
+    with full_path():
         return repair_messages(history, provider, **options)
-    finally:
-        chunked.MIN_MESSAGES = saved
 
 
 def _call_message(rng: random.Random, ids: list[str], text: str, thinking: float) -> ChatMessage:

@@ -198,21 +198,16 @@ class Server:
         if self.check is not None:
             self.check(body)
         out = self.replies.pop(0) if self.replies else [message("done")]
-        if self.kind == "chat":
-            if body.get("stream"):
-                return hx.Response(
-                    200,
-                    content=chat_stream(out, self.model),
-                    headers={"content-type": "text/event-stream"},
-                )
-            return hx.Response(200, json=chat_body(out, self.model))
+        stream, whole = (
+            (chat_stream, chat_body) if self.kind == "chat" else (responses_stream, responses_body)
+        )
         if body.get("stream"):
             return hx.Response(
                 200,
-                content=responses_stream(out, self.model),
+                content=stream(out, self.model),
                 headers={"content-type": "text/event-stream"},
             )
-        return hx.Response(200, json=responses_body(out, self.model))
+        return hx.Response(200, json=whole(out, self.model))
 
     def client(self, base_url: str = "https://example.test/v1") -> openai.AsyncOpenAI:
         http = hx.AsyncClient(transport=hx.MockTransport(self.handler))

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from hypothesis import strategies as st
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ThinkingPart
 
 import toolpair
-from tests.support.pieces import pieces
+from tests.support.pieces import full_path, pieces
 from toolpair._api import parse
 from toolpair.engine import chunked
 from toolpair.engine.fast import Frag
@@ -38,16 +36,6 @@ import histories as H
 
 #: Anything made later than this was made by repair (every input is dated 2024).
 _FRESH = T0 + timedelta(days=365)
-
-
-@contextmanager
-def full_path() -> Iterator[None]:
-    saved = chunked.MIN_MESSAGES
-    chunked.MIN_MESSAGES = 10**9
-    try:
-        yield
-    finally:
-        chunked.MIN_MESSAGES = saved
 
 
 def _stable(x: Any) -> Any:

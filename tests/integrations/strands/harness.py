@@ -18,6 +18,9 @@ import httpx
 from tests.support.capture import Capture
 from tests.support.replies import anthropic_events, converse_response, sse
 
+#: The ids each broken history of the wire tests leaves unpaired.
+IDS = {"dangling": ("t1",), "orphan": ("t0",), "interrupted_loop": ("t2",)}
+
 
 def _sse(events: list[tuple[str | None, dict[str, Any]]], done: bool = False) -> bytes:
     return sse(events, done=done).encode()

@@ -30,6 +30,13 @@ def weather(city: str) -> str:
     return "sunny"
 
 
+def given_the_plugin(plugin: ToolpairPlugin, model: Any, history: list[Any]) -> Agent:
+    """An Agent given the plugin at construction (``plugins=``), as Strands installs it."""
+    return Agent(
+        model=model, messages=history, tools=[weather], plugins=[plugin], callback_handler=None
+    )
+
+
 def agent_with(plugin: ToolpairPlugin | None, history: list[Any]) -> tuple[Agent, h.Capture]:
     capture = h.Capture()
     model = h.bedrock_model(capture)
@@ -47,13 +54,7 @@ def bad(body: dict[str, Any]) -> list[str]:
 def test_plugin_given_to_the_agent_repairs_the_request() -> None:
     plugin = ToolpairPlugin()
     capture = h.Capture()
-    agent = Agent(
-        model=h.bedrock_model(capture),
-        messages=h.interrupted_loop(),
-        tools=[weather],
-        plugins=[plugin],
-        callback_handler=None,
-    )
+    agent = given_the_plugin(plugin, h.bedrock_model(capture), h.interrupted_loop())
     agent("next")
     assert bad(capture.last) == []
     assert [f.kind for f in plugin.last_repair.fixes] == ["synthetic_result"]
@@ -97,13 +98,7 @@ def test_model_route_forced() -> None:
 def test_middleware_leaves_a_per_call_toolpair_model_alone() -> None:
     plugin = ToolpairPlugin(via="middleware")
     capture = h.Capture()
-    agent = Agent(
-        model=ToolpairModel(h.bedrock_model(capture)),
-        messages=h.orphan(),
-        tools=[weather],
-        plugins=[plugin],
-        callback_handler=None,
-    )
+    agent = given_the_plugin(plugin, ToolpairModel(h.bedrock_model(capture)), h.orphan())
     agent("next")
     assert bad(capture.last) == []
     assert plugin.last_repair is None

@@ -36,8 +36,6 @@ REJECTED = {
     ("bedrock", "interrupted_loop"): ("bedrock.missing_result", 2),
 }
 
-IDS = {"dangling": ("t1",), "orphan": ("t0",), "interrupted_loop": ("t2",)}
-
 
 @tool
 def weather(city: str) -> str:
@@ -70,7 +68,7 @@ def test_broken_history_is_rejected_without_toolpair(provider: str, case: str) -
     found = verdict(body, provider)
     code, index = REJECTED[provider, case]
     assert [(v.code, v.index) for v in found][:1] == [(code, index)]
-    assert set(IDS[case]) <= set(found[0].ids)
+    assert set(h.IDS[case]) <= set(found[0].ids)
     assert found[0].message
 
 
@@ -82,7 +80,7 @@ def test_broken_history_goes_out_repaired(provider: str, case: str) -> None:
     body, agent, model = run(provider, history, wrap=True)
     assert verdict(body, provider) == []
     fixes = model.last_repair.fixes
-    assert fixes and {i for f in fixes for i in f.ids} >= set(IDS[case])
+    assert fixes and {i for f in fixes for i in f.ids} >= set(h.IDS[case])
     # Nothing was written back: the agent's history starts with exactly what it had
     # (Strands 1.62 tags each message with a tracking id of its own).
     assert [strip(m) for m in agent.messages[: len(before)]] == before

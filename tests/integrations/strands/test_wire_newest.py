@@ -42,8 +42,6 @@ REJECTED = {
     ("litellm", "interrupted_loop"): ("openai.missing_result", 1),
 }
 
-IDS = {"dangling": ("t1",), "orphan": ("t0",), "interrupted_loop": ("t2",)}
-
 
 def mistral_ids(history: list[Any]) -> list[Any]:
     """Mistral takes only 9-character alphanumeric ids (which toolpair rewrites to, and
@@ -111,7 +109,7 @@ def test_broken_history_is_rejected_without_toolpair(name: str, case: str) -> No
     found = toolpair.validate(body, PROVIDER[name])
     code, index = REJECTED[name, case]
     assert [(v.code, v.index) for v in found][:1] == [(code, index)]
-    assert {wire_id(name, i) for i in IDS[case]} <= set(found[0].ids)
+    assert {wire_id(name, i) for i in h.IDS[case]} <= set(found[0].ids)
     assert found[0].message
 
 
@@ -135,7 +133,7 @@ def test_broken_history_goes_out_repaired(name: str, case: str) -> None:
     body, agent, model = run(name, messages, wrap=True)
     assert toolpair.validate(body, PROVIDER[name]) == []
     fixes = model.last_repair.fixes
-    assert fixes and {i for f in fixes for i in f.ids} >= {wire_id(name, i) for i in IDS[case]}
+    assert fixes and {i for f in fixes for i in f.ids} >= {wire_id(name, i) for i in h.IDS[case]}
     assert [strip(m) for m in agent.messages[: len(before)]] == before
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from . import aged
 
 DATA = Path(__file__).resolve().parents[2] / "core" / "data" / "claude_code"
 LINEAR = DATA / "linear-1.0.98.jsonl"
@@ -39,10 +40,8 @@ REJECT = (
 def settle(p: Path, data: bytes) -> Path:
     """Write a session file as Claude Code leaves one: private, and an hour old, so not
     taken for a session still open."""
-    p.write_bytes(data)
+    aged(p, data)
     os.chmod(p, 0o600)
-    old = time.time() - 3600
-    os.utime(p, (old, old))
     return p
 
 
