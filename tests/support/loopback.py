@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -19,6 +22,13 @@ class QuietHandler(BaseHTTPRequestHandler):
     def body(self) -> bytes:
         return self.rfile.read(int(self.headers.get("content-length") or 0))
 
+    def json_body(self) -> Any:
+        """The body as JSON; an empty or unreadable one as ``{}``."""
+        try:
+            return json.loads(self.body() or b"{}")
+        except ValueError:
+            return {}
+
     def answer(self, code: int, data: bytes, ctype: str = "application/json") -> None:
         self.send_response(code)
         self.send_header("content-type", ctype)
@@ -33,3 +43,14 @@ def serve(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+@contextmanager
+def running(server: ThreadingHTTPServer) -> Iterator[None]:
+    """``server`` served from a daemon thread, shut down and closed after."""
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()

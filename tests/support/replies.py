@@ -97,6 +97,17 @@ def chat_chunks(
     ]
 
 
+def output_message(text: str, id: str) -> dict[str, Any]:
+    """A Responses API output item: the assistant's text."""
+    return {
+        "type": "message",
+        "id": id,
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+
+
 def response(text: str = "ok", *, model: str = "gpt-4o") -> dict[str, Any]:
     """A Responses API answer."""
     return {
@@ -105,15 +116,7 @@ def response(text: str = "ok", *, model: str = "gpt-4o") -> dict[str, Any]:
         "created_at": 1,
         "status": "completed",
         "model": model,
-        "output": [
-            {
-                "type": "message",
-                "id": "msg_1",
-                "status": "completed",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": text, "annotations": []}],
-            }
-        ],
+        "output": [output_message(text, "msg_1")],
         "parallel_tool_calls": True,
         "tool_choice": "auto",
         "tools": [],

@@ -20,8 +20,11 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from tests.support.loopback import QuietHandler, running
+from tests.support.replies import output_message
 
 CALL = re.compile(r"CALL:(\[.*?\])(?:\s|$)", re.S)
 SHELL = re.compile(r"SHELL:(.*)\Z", re.S)
@@ -146,13 +149,7 @@ def _chunks(msg: dict[str, Any], k: int) -> bytes:
 
 
 def _message(text: str, k: int) -> dict[str, Any]:
-    return {
-        "type": "message",
-        "id": f"msg_mock{k:04d}",
-        "role": "assistant",
-        "status": "completed",
-        "content": [{"type": "output_text", "text": text, "annotations": []}],
-    }
+    return output_message(text, f"msg_mock{k:04d}")
 
 
 class MockResponses:
@@ -162,19 +159,9 @@ class MockResponses:
         self._ids = itertools.count(1)
         mock = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                n = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(n)
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                body = self.json_body()
                 if self.path.rstrip("/").endswith("/chat/completions"):
                     with mock._lock:
                         mock.requests.append(body)
@@ -205,22 +192,13 @@ class MockResponses:
                 self._stream(data)
 
             def _stream(self, data: bytes) -> None:
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(200, data, "text/event-stream")
 
             def do_GET(self) -> None:
                 self._json({"object": "list", "data": [], "models": []})
 
             def _json(self, obj: Any, status: int = 200) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(status, json.dumps(obj).encode())
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.server.server_address[1]
@@ -230,10 +208,5 @@ class MockResponses:
 @contextmanager
 def serving() -> Iterator[MockResponses]:
     mock = MockResponses()
-    t = threading.Thread(target=mock.server.serve_forever, daemon=True)
-    t.start()
-    try:
+    with running(mock.server):
         yield mock
-    finally:
-        mock.server.shutdown()
-        mock.server.server_close()

@@ -15,8 +15,10 @@ import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from tests.support.loopback import QuietHandler, running
 
 CALL = re.compile(r"CALL:(\[.*\])", re.S)
 SIGNATURE = "c2lnbmVkLWJ5LXRoZS1tb2Nr"  # base64 of "signed-by-the-mock"
@@ -79,17 +81,13 @@ class MockGemini:
         self._lock = threading.Lock()
         mock = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
+        class Handler(QuietHandler):
+            # BaseHTTPRequestHandler's own default, which the Gemini CLI runs were
+            # recorded against: a connection per request.
+            protocol_version = "HTTP/1.0"
 
             def do_POST(self) -> None:
-                n = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(n)
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {}
+                body = self.json_body()
                 path = self.path
                 model = re.search(r"models/([^:/?]+)", path)
                 name = model.group(1) if model else "gemini"
@@ -103,11 +101,7 @@ class MockGemini:
                 reply = _response(answer(body), name)
                 if ":streamGenerateContent" in path:
                     data = f"data: {json.dumps(reply)}\r\n\r\n".encode()
-                    self.send_response(200)
-                    self.send_header("content-type", "text/event-stream")
-                    self.send_header("content-length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    self.answer(200, data, "text/event-stream")
                 else:
                     self._json(reply)
 
@@ -115,12 +109,7 @@ class MockGemini:
                 self._json({"models": []})
 
             def _json(self, obj: Any, status: int = 200) -> None:
-                data = json.dumps(obj).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                self.answer(status, json.dumps(obj).encode())
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
@@ -134,10 +123,5 @@ class MockGemini:
 @contextmanager
 def serve() -> Iterator[MockGemini]:
     mock = MockGemini()
-    t = threading.Thread(target=mock.server.serve_forever, daemon=True)
-    t.start()
-    try:
+    with running(mock.server):
         yield mock
-    finally:
-        mock.server.shutdown()
-        mock.server.server_close()

@@ -109,6 +109,23 @@ def test_repaired_session_resumes_clean(name: str, place: tuple[Path, Path, Path
     _same_calls_and_results(broken, plan.data, after[0]["contents"])
 
 
+def _refused_then_clean(
+    home: Path, project: Path, session: Path, data: bytes, why: str
+) -> tuple[Any, list[Any]]:
+    """Resume ``data`` as written (the API refuses what the CLI sends: ``why``), then
+    repaired by an append (every request then valid): the plan and what was sent."""
+    session.write_bytes(data)
+    before = _resume(home, project)
+    assert before and _verdicts(before)[0], why
+    session.write_bytes(data)
+    plan = F.plan(F.load(data, str(session)), data, None)
+    assert plan is not None and plan.data.startswith(data)
+    session.write_bytes(plan.data)
+    after = _resume(home, project)
+    assert after and _verdicts(after) == [[] for _ in after]
+    return plan, after
+
+
 def _same_calls_and_results(
     broken: bytes, fixed: bytes, sent: list[Any], cancelled: bool = True
 ) -> None:
@@ -133,16 +150,9 @@ def test_doubled_responses_resume_clean(resumed: bool, place: tuple[Path, Path, 
     home, project, chats = place
     real = M.DOUBLING.read_bytes()
     data = real if resumed else M.first_run(real)
-    session = chats / M.DOUBLING.name
-    session.write_bytes(data)
-    before = _resume(home, project)
-    assert before and _verdicts(before)[0], "the doubled turn reaches the wire"
-    session.write_bytes(data)
-    plan = F.plan(F.load(data, str(session)), data, None)
-    assert plan is not None and plan.data.startswith(data)
-    session.write_bytes(plan.data)
-    after = _resume(home, project)
-    assert after and _verdicts(after) == [[] for _ in after]
+    plan, after = _refused_then_clean(
+        home, project, chats / M.DOUBLING.name, data, "the doubled turn reaches the wire"
+    )
     _same_calls_and_results(data, plan.data, after[0]["contents"], cancelled=False)
 
 
@@ -172,16 +182,9 @@ def test_a_response_whose_call_is_gone_resumes_clean(
         pytest.skip("$set.messages is read by Gemini CLI 0.44 and later")
     home, project, chats = place
     data = make()
-    session = chats / M.PARALLEL.name
-    session.write_bytes(data)
-    before = _resume(home, project)
-    assert before and _verdicts(before)[0], "the stray response reaches the wire"
-    session.write_bytes(data)
-    plan = F.plan(F.load(data, str(session)), data, None)
-    assert plan is not None and plan.data.startswith(data)
-    session.write_bytes(plan.data)
-    after = _resume(home, project)
-    assert after and _verdicts(after) == [[] for _ in after]
+    plan, after = _refused_then_clean(
+        home, project, chats / M.PARALLEL.name, data, "the stray response reaches the wire"
+    )
     judged = F.load(plan.data, "x.jsonl").messages
     assert _parts(after[0]["contents"], "functionResponse") == _parts(judged, "functionResponse")
     assert _parts(after[0]["contents"], "functionCall") == _parts(judged, "functionCall")

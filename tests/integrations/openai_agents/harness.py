@@ -17,6 +17,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import openai
 from agents import set_tracing_disabled
 
+from tests.support.replies import output_message
+
 try:  # openai >= 3 is built on httpx2; older releases on httpx
     import httpx2 as hx
 except ImportError:  # pragma: no cover - depends on the installed openai
@@ -51,14 +53,7 @@ def reasoning(text: str = "thinking") -> dict:
 
 
 def message(text: str) -> dict:
-    n = next(_ids)
-    return {
-        "type": "message",
-        "id": f"msg_{n:04d}",
-        "role": "assistant",
-        "status": "completed",
-        "content": [{"type": "output_text", "text": text, "annotations": []}],
-    }
+    return output_message(text, f"msg_{next(_ids):04d}")
 
 
 def _usage_responses() -> dict:

@@ -57,3 +57,9 @@ class Proxy:
         self.proc.wait(10)
         self._t.join(5)
         return "".join(self.log)
+
+    def __enter__(self) -> Proxy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

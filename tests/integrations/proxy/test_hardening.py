@@ -166,8 +166,7 @@ def test_an_idle_keep_alive_connection_is_closed(lax: Proxy) -> None:
 
 
 def test_body_size_is_refused_before_reading_it(raw_up: RawUpstream) -> None:
-    p = Proxy(raw_up.url(), "--max-body", "1000")
-    try:
+    with Proxy(raw_up.url(), "--max-body", "1000") as p:
         raw_up.clear()
         s = socket.create_connection(("127.0.0.1", p.port), timeout=5)
         s.sendall(
@@ -190,13 +189,10 @@ def test_body_size_is_refused_before_reading_it(raw_up: RawUpstream) -> None:
         )
         assert out.startswith(b"HTTP/1.1 413 ")
         assert forwarded(raw_up) == []
-    finally:
-        p.stop()
 
 
 def test_bodies_held_at_once_are_bounded(raw_up: RawUpstream) -> None:
-    p = Proxy(raw_up.url(), "--max-buffered", "1000", "--max-body", "800")
-    try:
+    with Proxy(raw_up.url(), "--max-buffered", "1000", "--max-body", "800") as p:
         slow = socket.create_connection(("127.0.0.1", p.port), timeout=5)
         slow.sendall(b"POST /v1/messages HTTP/1.1\r\nHost: a\r\nContent-Length: 600\r\n\r\n{")
         time.sleep(0.3)
@@ -214,13 +210,10 @@ def test_bodies_held_at_once_are_bounded(raw_up: RawUpstream) -> None:
             b"Connection: close\r\n\r\n{}",
         )
         assert out.startswith(b"HTTP/1.1 200 ")
-    finally:
-        p.stop()
 
 
 def test_a_slow_body_is_timed_out(raw_up: RawUpstream) -> None:
-    p = Proxy(raw_up.url(), "--body-timeout", "0.5")
-    try:
+    with Proxy(raw_up.url(), "--body-timeout", "0.5") as p:
         raw_up.clear()
         for path in (b"/v1/messages", b"/v1/files"):
             t = time.monotonic()
@@ -232,15 +225,12 @@ def test_a_slow_body_is_timed_out(raw_up: RawUpstream) -> None:
             assert out.startswith(b"HTTP/1.1 408 "), out[:100]
             assert time.monotonic() - t < 5
         assert forwarded(raw_up) == []
-    finally:
-        p.stop()
 
 
 def test_connections_beyond_the_cap_get_503_and_idle_ones_cost_no_thread(
     raw_up: RawUpstream,
 ) -> None:
-    p = Proxy(raw_up.url(), "--max-connections", "20")
-    try:
+    with Proxy(raw_up.url(), "--max-connections", "20") as p:
         idle = [socket.create_connection(("127.0.0.1", p.port)) for _ in range(20)]
         time.sleep(0.3)
         out = exchange(p.port, b"GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
@@ -253,8 +243,6 @@ def test_connections_beyond_the_cap_get_503_and_idle_ones_cost_no_thread(
         time.sleep(0.3)
         out = exchange(p.port, b"GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
         assert out.startswith(b"HTTP/1.1 200 ")
-    finally:
-        p.stop()
 
 
 def test_a_large_body_is_streamed_not_held(raw_up: RawUpstream, lax: Proxy) -> None:
@@ -370,20 +358,16 @@ def _no_constants(name: str) -> Any:
     "target", [b"/../tenant-b/v1/models", b"/%2e%2e/tenant-b/v1/models", b"/v1/%2E%2e/%2e./x"]
 )
 def test_the_upstream_path_never_leaves_the_base_path(raw_up: RawUpstream, target: bytes) -> None:
-    p = Proxy(raw_up.url("tenant-a"))
-    try:
+    with Proxy(raw_up.url("tenant-a")) as p:
         raw_up.clear()
         exchange(p.port, b"GET %s HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n" % target)
         [line] = forwarded(raw_up)
         assert line.startswith(b"GET /tenant-a/") and b".." not in line, line
-    finally:
-        p.stop()
 
 
 @pytest.mark.parametrize("path", ["/v1/messag%65s", "/v1/./messages", "/v1/x/../messages"])
 def test_the_path_is_judged_as_the_app_behind_routes_it(up: Upstream, path: str) -> None:
-    p = Proxy(up.url("strict"), "--mode", "reject")
-    try:
+    with Proxy(up.url("strict"), "--mode", "reject") as p:
         up.clear()
         body = json.dumps({"model": "m", "max_tokens": 5, "messages": BROKEN})
         out = exchange(
@@ -393,8 +377,6 @@ def test_the_path_is_judged_as_the_app_behind_routes_it(up: Upstream, path: str)
         )
         assert out.startswith(b"HTTP/1.1 400 ") and b"invalid_request_error" in out
         assert up.bodies() == []
-    finally:
-        p.stop()
 
 
 # -- secrets and logs ----------------------------------------------------------------
@@ -447,14 +429,11 @@ def test_userinfo_in_the_upstream_is_refused_and_never_printed() -> None:
 
 
 def test_binding_beyond_loopback_is_warned_about(raw_up: RawUpstream) -> None:
-    p = Proxy(raw_up.url(), "--host", "0.0.0.0")
-    try:
+    with Proxy(raw_up.url(), "--host", "0.0.0.0") as p:
         assert "reachable from other machines" in p.wait_for("reachable")
         assert exchange(
             p.port, b"GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
         ).startswith(b"HTTP/1.1 200")
-    finally:
-        p.stop()
     quiet = Proxy(raw_up.url())
     assert "reachable" not in quiet.stop()
 
@@ -508,8 +487,7 @@ DECODERS = {
 
 @pytest.mark.parametrize("encoding", ENCODERS)
 def test_encoded_bodies_are_judged_and_re_encoded(raw_up: RawUpstream, encoding: str) -> None:
-    p = Proxy(raw_up.url())
-    try:
+    with Proxy(raw_up.url()) as p:
         broken = json.dumps({"model": "m", "max_tokens": 5, "messages": BROKEN}).encode()
         valid = json.dumps({"model": "m", "max_tokens": 5, "messages": BROKEN[:1]}).encode()
         for raw, is_valid in ((broken, False), (valid, True)):
@@ -527,21 +505,16 @@ def test_encoded_bodies_are_judged_and_re_encoded(raw_up: RawUpstream, encoding:
             else:
                 repaired = json.loads(DECODERS[encoding](body))
                 assert toolpair.validate(repaired, "anthropic") == []
-    finally:
-        p.stop()
 
 
 def test_a_compression_bomb_is_refused(raw_up: RawUpstream) -> None:
-    p = Proxy(raw_up.url(), "--max-body", "1M")
-    try:
+    with Proxy(raw_up.url(), "--max-body", "1M") as p:
         raw_up.clear()
         bomb = gzip.compress(b"[" + b" " * (50 * 1024 * 1024) + b"]")
         conn = http.client.HTTPConnection("127.0.0.1", p.port, timeout=10)
         conn.request("POST", "/v1/messages", bomb, {"content-encoding": "gzip"})
         assert conn.getresponse().status == 413
         assert forwarded(raw_up) == []
-    finally:
-        p.stop()
 
 
 def test_counting_endpoints_are_repaired_like_the_request_they_measure(
@@ -591,8 +564,7 @@ def _anthropic(base: str) -> anthropic.Anthropic:
 def test_keep_alive_clients_are_not_stalled_and_upstream_connections_are_reused(
     raw_up: RawUpstream,
 ) -> None:
-    p = Proxy(raw_up.url())
-    try:
+    with Proxy(raw_up.url()) as p:
         raw_up.clear()
         client = openai.OpenAI(api_key=KEY, base_url=p.url + "/v1", max_retries=0, timeout=10)
         direct = openai.OpenAI(api_key=KEY, base_url=raw_up.url() + "/v1", max_retries=0)
@@ -611,16 +583,13 @@ def test_keep_alive_clients_are_not_stalled_and_upstream_connections_are_reused(
             proxied = [c for c in raw_up.connections if b"/models" in c]
         # One pooled upstream connection for the proxy, one for the direct client.
         assert len(proxied) <= 2, len(proxied)
-    finally:
-        p.stop()
 
 
 def test_the_upstream_basic_auth_of_a_userinfo_url_is_not_needed_to_forward(
     raw_up: RawUpstream,
 ) -> None:
     # Credentials come from the client, as sent: a Basic header passes through untouched.
-    p = Proxy(raw_up.url())
-    try:
+    with Proxy(raw_up.url()) as p:
         raw_up.clear()
         token = base64.b64encode(b"u:p").decode()
         conn = http.client.HTTPConnection("127.0.0.1", p.port, timeout=10)
@@ -630,13 +599,10 @@ def test_the_upstream_basic_auth_of_a_userinfo_url_is_not_needed_to_forward(
         [(head, _)] = raw_up.requests
         assert f"authorization: Basic {token}".encode() in head
         assert token not in "".join(p.log)
-    finally:
-        p.stop()
 
 
 def test_workers_share_the_port(raw_up: RawUpstream) -> None:
-    p = Proxy(raw_up.url(), "--workers", "2")
-    try:
+    with Proxy(raw_up.url(), "--workers", "2") as p:
         deadline = time.monotonic() + 20
         while True:
             try:
@@ -650,5 +616,3 @@ def test_workers_share_the_port(raw_up: RawUpstream) -> None:
         for _ in range(10):
             out = exchange(p.port, b"GET /x HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
             assert out.startswith(b"HTTP/1.1 200")
-    finally:
-        p.stop()

@@ -240,8 +240,7 @@ def test_upstream_faults_give_a_clean_status_and_the_proxy_keeps_serving(
     up: Upstream, proxies: dict[str, Proxy]
 ) -> None:
     # A closed port: 502.
-    dead = Proxy("http://127.0.0.1:9")
-    try:
+    with Proxy("http://127.0.0.1:9") as dead:
         with pytest.raises(anthropic.APIStatusError) as e:
             _anthropic(dead.url).messages.create(
                 model="claude-sonnet-4-5", max_tokens=64, messages=VALID_ANTHROPIC
@@ -249,19 +248,14 @@ def test_upstream_faults_give_a_clean_status_and_the_proxy_keeps_serving(
         assert e.value.status_code == 502
         # The gateway's own failure, not the client's: never invalid_request_error.
         assert e.value.body["error"]["type"] == "api_error"
-    finally:
-        dead.stop()
     # The upstream's own status passes through.
-    failing = Proxy(up.url("fail"))
-    try:
+    with Proxy(up.url("fail")) as failing:
         with pytest.raises(anthropic.InternalServerError) as ie:
             _anthropic(failing.url).messages.create(
                 model="claude-sonnet-4-5", max_tokens=64, messages=VALID_ANTHROPIC
             )
         assert ie.value.status_code == 500
         assert ie.value.body == {"error": {"message": "upstream broke"}}
-    finally:
-        failing.stop()
     # Slower than the proxy's timeout: 504, well before the upstream answers.
     t = time.monotonic()
     with pytest.raises(anthropic.APIStatusError) as te:
@@ -270,20 +264,17 @@ def test_upstream_faults_give_a_clean_status_and_the_proxy_keeps_serving(
         )
     assert te.value.status_code == 504 and time.monotonic() - t < 2.5
     # A stream cut half-way: the client sees a broken stream, not a hang.
-    cut = Proxy(up.url("cut"))
-    try:
-        with (
-            pytest.raises(
-                (anthropic.APIConnectionError, httpx2.RemoteProtocolError),
-                match="without sending complete message body",
-            ),
-            _anthropic(cut.url).messages.stream(
-                model="claude-sonnet-4-5", max_tokens=64, messages=VALID_ANTHROPIC
-            ) as stream,
-        ):
-            list(stream.text_stream)
-    finally:
-        cut.stop()
+    with (
+        Proxy(up.url("cut")) as cut,
+        pytest.raises(
+            (anthropic.APIConnectionError, httpx2.RemoteProtocolError),
+            match="without sending complete message body",
+        ),
+        _anthropic(cut.url).messages.stream(
+            model="claude-sonnet-4-5", max_tokens=64, messages=VALID_ANTHROPIC
+        ) as stream,
+    ):
+        list(stream.text_stream)
     # Still serving.
     msg = _anthropic(proxies["strict"].url).messages.create(
         model="claude-sonnet-4-5", max_tokens=64, messages=VALID_ANTHROPIC
