@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,64 +55,51 @@ def _user(text: str, fmt: str) -> Any:
     return {"role": "user", "content": text}
 
 
+#: Per format, how a text, a thinking and a call part of an assistant turn are written.
+_PARTS: dict[str, tuple[Callable[[tuple[str, ...]], Any], ...]] = {
+    "anthropic": (
+        lambda p: {"type": "text", "text": p[1]},
+        lambda p: {"type": "thinking", "thinking": "hm", "signature": p[1]},
+        lambda p: {"type": "tool_use", "id": p[1], "name": p[2], "input": {"q": p[1]}},
+    ),
+    "bedrock": (
+        lambda p: {"text": p[1]},
+        lambda p: {"reasoningContent": {"reasoningText": {"text": "hm", "signature": p[1]}}},
+        lambda p: {"toolUse": {"toolUseId": p[1], "name": p[2], "input": {"q": p[1]}}},
+    ),
+    "gemini": (
+        lambda p: {"text": p[1]},
+        lambda p: {"text": "hm", "thought": True},
+        lambda p: {"functionCall": {"id": p[1], "name": p[2], "args": {"q": p[1]}}},
+    ),
+    "openai-responses": (
+        lambda p: {
+            "type": "message",
+            "id": "msg_" + p[1],
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": p[1]}],
+        },
+        lambda p: {"type": "reasoning", "id": "rs_" + p[1], "summary": []},
+        lambda p: {
+            "type": "function_call",
+            "id": "fc_" + p[1],
+            "call_id": p[1],
+            "name": p[2],
+            "arguments": json.dumps({"q": p[1]}),
+        },
+    ),
+}
+
+
 def _assistant(parts: Sequence[tuple[str, ...]], fmt: str) -> list[Any]:
-    if fmt == "anthropic":
-        blocks: list[Any] = []
-        for p in parts:
-            if p[0] == "text":
-                blocks.append({"type": "text", "text": p[1]})
-            elif p[0] == "think":
-                blocks.append({"type": "thinking", "thinking": "hm", "signature": p[1]})
-            else:
-                blocks.append({"type": "tool_use", "id": p[1], "name": p[2], "input": {"q": p[1]}})
-        return [{"role": "assistant", "content": blocks}]
-    if fmt == "bedrock":
-        blocks = []
-        for p in parts:
-            if p[0] == "text":
-                blocks.append({"text": p[1]})
-            elif p[0] == "think":
-                blocks.append(
-                    {"reasoningContent": {"reasoningText": {"text": "hm", "signature": p[1]}}}
-                )
-            else:
-                blocks.append({"toolUse": {"toolUseId": p[1], "name": p[2], "input": {"q": p[1]}}})
-        return [{"role": "assistant", "content": blocks}]
-    if fmt == "gemini":
-        gparts: list[Any] = []
-        for p in parts:
-            if p[0] == "text":
-                gparts.append({"text": p[1]})
-            elif p[0] == "think":
-                gparts.append({"text": "hm", "thought": True})
-            else:
-                gparts.append({"functionCall": {"id": p[1], "name": p[2], "args": {"q": p[1]}}})
-        return [{"role": "model", "parts": gparts}]
-    if fmt == "openai-responses":
-        items: list[Any] = []
-        for p in parts:
-            if p[0] == "text":
-                items.append(
-                    {
-                        "type": "message",
-                        "id": "msg_" + p[1],
-                        "role": "assistant",
-                        "content": [{"type": "output_text", "text": p[1]}],
-                    }
-                )
-            elif p[0] == "think":
-                items.append({"type": "reasoning", "id": "rs_" + p[1], "summary": []})
-            else:
-                items.append(
-                    {
-                        "type": "function_call",
-                        "id": "fc_" + p[1],
-                        "call_id": p[1],
-                        "name": p[2],
-                        "arguments": json.dumps({"q": p[1]}),
-                    }
-                )
-        return items
+    if fmt in _PARTS:
+        text, think, call = _PARTS[fmt]
+        out = [{"text": text, "think": think}.get(p[0], call)(p) for p in parts]
+        if fmt == "openai-responses":
+            return out
+        if fmt == "gemini":
+            return [{"role": "model", "parts": out}]
+        return [{"role": "assistant", "content": out}]
     texts = [p[1] for p in parts if p[0] == "text"]
     msg: dict[str, Any] = {"role": "assistant", "content": " ".join(texts) if texts else None}
     calls = [
@@ -187,6 +174,11 @@ def loop(
     out.append(("assistant", [("text", "done")]))
     out.append(("user", "next"))
     return out
+
+
+def one_call(cid: str, name: str, result: str, ask: str = "q") -> list[tuple[str, Any]]:
+    """A user turn, one call and its result."""
+    return [("user", ask), ("assistant", [("call", cid, name)]), ("results", [(cid, name, result)])]
 
 
 def ids_of(history: Any, fmt: str) -> tuple[list[str], list[str]]:
@@ -378,12 +370,7 @@ def test_trim_inside_a_long_tool_loop_keeps_the_task(fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_trim_keeps_an_oversized_newest_unit_whole(fmt: str) -> None:
-    abstract = [
-        ("user", "q"),
-        ("assistant", [("call", "big000001", "read")]),
-        ("results", [("big000001", "read", "z" * 4000)]),
-    ]
-    h = render(abstract, fmt)
+    h = render(one_call("big000001", "read", "z" * 4000), fmt)
     r = toolpair.trim(h, 50, format=fmt)
     assert_whole(r.messages, fmt)
     assert r.messages[-1] is h[-1]
@@ -496,24 +483,14 @@ def test_langchain_one_long_human_turn_is_not_dropped(fmt: str) -> None:
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_llamaindex_memory_cuts_come_out_whole(fmt: str) -> None:
     # ChatMemoryBuffer case A: [user(40 tok), assistant(call), tool(2 tok)], limit 10 -> [tool].
-    a = [
-        ("user", "w" * 160),
-        ("assistant", [("call", "toolu0001", "f")]),
-        ("results", [("toolu0001", "f", "ok")]),
-    ]
-    h = render(a, fmt)
+    h = render(one_call("toolu0001", "f", "ok", ask="w" * 160), fmt)
     for limit in (1, 10, 25):
         r = toolpair.trim(h, limit, format=fmt)
         assert_whole(r.messages, fmt)
         assert r.messages[-1] is h[-1]
         valid_where_it_was(h, r.messages, fmt, limit)
     # Case B: the last message alone over the limit -> a lone TOOL; here its unit stays.
-    b = [
-        ("user", "q"),
-        ("assistant", [("call", "toolu0002", "f")]),
-        ("results", [("toolu0002", "f", "z" * 400)]),
-    ]
-    hb = render(b, fmt)
+    hb = render(one_call("toolu0002", "f", "z" * 400), fmt)
     rb = toolpair.trim(hb, 10, format=fmt)
     assert_whole(rb.messages, fmt)
     assert rb.unrepaired

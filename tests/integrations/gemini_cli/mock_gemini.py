@@ -82,8 +82,8 @@ class MockGemini:
         mock = self
 
         class Handler(QuietHandler):
-            # BaseHTTPRequestHandler's own default, which the Gemini CLI runs were
-            # recorded against: a connection per request.
+            # A connection per request, as this mock has always answered the Gemini CLI
+            # (BaseHTTPRequestHandler's default), not the shared handler's keep-alive.
             protocol_version = "HTTP/1.0"
 
             def do_POST(self) -> None:
