@@ -23,6 +23,11 @@ def anthropic_message(
     }
 
 
+def anthropic_error(message: str) -> dict[str, Any]:
+    """The Messages API's 400 body."""
+    return {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+
+
 def anthropic_events(
     *texts: str, model: str = "claude-sonnet-4-5", id: str = "msg_1"
 ) -> list[tuple[str, dict[str, Any]]]:
@@ -71,6 +76,18 @@ def chat_completion(
             {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+def chat_error(message: str) -> dict[str, Any]:
+    """The Chat Completions API's 400 body, about the messages."""
+    return {
+        "error": {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": None,
+        }
     }
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import httpx
 
+from tests.support.replies import anthropic_error, chat_error
+
 # -- independent pairing checks (the subset of the rules these tests exercise) -------
 
 
@@ -134,6 +136,10 @@ class FakeServer:
         return httpx.Response(200, json=self.json(reply))
 
     def error(self, errors: list[str]) -> httpx.Response:
+        return httpx.Response(400, json=self.error_body("; ".join(errors)))
+
+    @staticmethod
+    def error_body(message: str) -> dict[str, Any]:
         raise NotImplementedError
 
     def json(self, reply: Reply) -> dict[str, Any]:
@@ -160,15 +166,7 @@ def accept_all(body: dict[str, Any]) -> list[str]:
 @dataclass
 class FakeAnthropic(FakeServer):
     check: Callable[[dict[str, Any]], list[str]] = anthropic_errors
-
-    def error(self, errors: list[str]) -> httpx.Response:
-        return httpx.Response(
-            400,
-            json={
-                "type": "error",
-                "error": {"type": "invalid_request_error", "message": "; ".join(errors)},
-            },
-        )
+    error_body = staticmethod(anthropic_error)
 
     @staticmethod
     def _content(reply: Reply) -> list[dict[str, Any]]:
@@ -224,19 +222,7 @@ class FakeAnthropic(FakeServer):
 @dataclass
 class FakeOpenAI(FakeServer):
     check: Callable[[dict[str, Any]], list[str]] = openai_errors
-
-    def error(self, errors: list[str]) -> httpx.Response:
-        return httpx.Response(
-            400,
-            json={
-                "error": {
-                    "message": "; ".join(errors),
-                    "type": "invalid_request_error",
-                    "param": "messages",
-                    "code": None,
-                }
-            },
-        )
+    error_body = staticmethod(chat_error)
 
     @staticmethod
     def _tool_calls(reply: Reply) -> list[dict[str, Any]]:
