@@ -20,6 +20,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from toolpair import Block, Codec, InvalidHistory, Message
 from toolpair.engine.skeleton import Bone, Skeleton
+from toolpair.integrations._base import synthetic_result
 from toolpair.integrations.llamaindex._fast import certainly_valid as _own_check
 
 try:  # llama-index-core >= 0.14.5
@@ -342,16 +343,7 @@ class LlamaIndexCodec(Codec):
         native = ChatMessage(
             role=MessageRole.TOOL, blocks=[TextBlock(text=text)], additional_kwargs=kwargs
         )
-        return Block(
-            "result",
-            native,
-            id=call.id,
-            name=call.name,
-            is_error=is_error,
-            empty=not text.strip(),
-            synthetic=True,
-            toolset=call.toolset,
-        )
+        return synthetic_result(native, call, is_error=is_error, empty=not text.strip())
 
     def make_text(self, text: str, role: Any) -> Block:
         return Block("text", TextBlock(text=text), text=text)

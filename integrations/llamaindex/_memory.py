@@ -10,13 +10,13 @@ orphan already in the store never comes back out.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.memory import ChatMemoryBuffer, Memory
 
+from toolpair.integrations._base import as_text
 from toolpair.integrations.llamaindex._repair import codec_for, repair_messages
 
 try:
@@ -37,15 +37,6 @@ _MEDIA = frozenset({"image", "audio", "video", "document"})
 DEFAULT_PROVIDER = "openai"
 
 
-def _dump(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(value)
-
-
 def message_text(message: ChatMessage) -> tuple[str, int]:
     """Everything a provider is sent for ``message`` as text, tool calls and their
     arguments included, and the number of media blocks beside it."""
@@ -56,14 +47,14 @@ def message_text(message: ChatMessage) -> tuple[str, int]:
         if kind == "text":
             parts.append(block.text)
         elif kind == "tool_call":
-            parts += [block.tool_name, _dump(block.tool_kwargs)]
+            parts += [block.tool_name, as_text(block.tool_kwargs)]
         elif kind == "thinking":
             parts.append(block.content or "")
         elif kind in _MEDIA:
             media += 1
     calls = (message.additional_kwargs or {}).get("tool_calls")
     if calls and not any(getattr(b, "block_type", None) == "tool_call" for b in message.blocks):
-        parts.append(_dump([c if isinstance(c, dict) else _model(c) for c in calls]))
+        parts.append(as_text([c if isinstance(c, dict) else _model(c) for c in calls]))
     return "\n".join(parts), media
 
 
@@ -165,7 +156,7 @@ class PairSafeMemory(Memory):
             # Memory skips ToolCallBlocks entirely; only their text is added here.
             for block in message.blocks:
                 if getattr(block, "block_type", None) == "tool_call":
-                    text = f"{block.tool_name}\n{_dump(block.tool_kwargs)}"
+                    text = f"{block.tool_name}\n{as_text(block.tool_kwargs)}"
                     count += len(self.tokenizer_fn(text))
         return count
 

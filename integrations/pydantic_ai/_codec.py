@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import weakref
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -28,6 +27,7 @@ from pydantic_ai.messages import (
 from toolpair import Block, InvalidHistory, Message
 from toolpair._model import Codec, Role, Shape
 from toolpair.engine.fast import Frag
+from toolpair.integrations._base import as_text, synthetic_result
 from toolpair.providers import Context
 
 from . import _fast
@@ -48,15 +48,6 @@ _RETURN_FIELDS = frozenset(f.name for f in dataclasses.fields(ToolReturnPart))
 
 def _same(part: Any) -> Any:
     return part
-
-
-def _stringify(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    try:
-        return json.dumps(content, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(content)
 
 
 def _item_text(item: Any) -> str | None:
@@ -104,13 +95,8 @@ def _request_block(part: Any, index: int) -> Block:
         return Block("text", part, text=part.model_response())
     if kind == "user-prompt":
         return _user_prompt_block(part)
-    if kind in ("tool-call", "builtin-tool-call", "builtin-tool-return"):
-        raise InvalidHistory(
-            f"a ModelRequest holds a {type(part).__name__}, which belongs in a ModelResponse",
-            index,
-        )
-    if kind is None:
-        raise InvalidHistory(f"{type(part).__name__} is not a pydantic-ai message part", index)
+    if kind is None or kind in ("tool-call", "builtin-tool-call", "builtin-tool-return"):
+        raise _misplaced(part, index, "ModelRequest", "ModelResponse")
     # System prompts, retry feedback, compaction summaries and bookkeeping parts: not
     # part of pairing, kept where they are.
     return Block("other", part, sub=str(kind))
@@ -128,14 +114,17 @@ def _response_block(part: Any, index: int) -> Block:
         return Block("server_call", part, id=part.tool_call_id, name=part.tool_name, sub=kind)
     if kind == "builtin-tool-return":
         return Block("server_result", part, id=part.tool_call_id, name=part.tool_name, sub=kind)
-    if kind in ("tool-return", "retry-prompt", "user-prompt", "system-prompt"):
-        raise InvalidHistory(
-            f"a ModelResponse holds a {type(part).__name__}, which belongs in a ModelRequest",
-            index,
-        )
-    if kind is None:
-        raise InvalidHistory(f"{type(part).__name__} is not a pydantic-ai message part", index)
+    if kind is None or kind in ("tool-return", "retry-prompt", "user-prompt", "system-prompt"):
+        raise _misplaced(part, index, "ModelResponse", "ModelRequest")
     return Block("other", part, sub=str(kind))
+
+
+def _misplaced(part: Any, index: int, held_in: str, belongs_in: str) -> InvalidHistory:
+    """The error for a part of the other message kind, or for no pydantic-ai part."""
+    name = type(part).__name__
+    if getattr(part, "part_kind", None) is None:
+        return InvalidHistory(f"{name} is not a pydantic-ai message part", index)
+    return InvalidHistory(f"a {held_in} holds a {name}, which belongs in a {belongs_in}", index)
 
 
 #: The `Block.item_id` of a call GoogleModel sends with a thought signature.
@@ -257,15 +246,8 @@ class PydanticAICodec(Codec):
         if when is not None:
             kwargs["timestamp"] = when
         native = ToolReturnPart(**kwargs)
-        return Block(
-            "result",
-            native,
-            id=call.id,
-            name=call.name,
-            # Pre-outcome 1.x versions have no error channel for a ToolReturnPart.
-            is_error=is_error and "outcome" in _RETURN_FIELDS,
-            synthetic=True,
-        )
+        # Pre-outcome 1.x versions have no error channel for a ToolReturnPart.
+        return synthetic_result(native, call, is_error=is_error and "outcome" in _RETURN_FIELDS)
 
     def make_text(self, text: str, role: Role) -> Block:
         if role == "assistant":
@@ -283,7 +265,7 @@ class PydanticAICodec(Codec):
     def result_as_text(self, block: Block) -> Block:
         part = block.native
         render = getattr(part, "model_response_str", None)
-        content = render() if callable(render) else _stringify(getattr(part, "content", None))
+        content = render() if callable(render) else as_text(getattr(part, "content", None))
         return self.make_text(_ORPHAN_TEXT.format(id=block.id, content=content), "user")
 
     def sends_blank_text(self, block: Block, provider: str) -> bool:
