@@ -29,10 +29,12 @@ toolpair needs: a spec per framework, and one place for everything around the ho
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import logging
 import os
+import sys
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -97,6 +99,27 @@ class Integration(ABC):
     def codec(self, target: Target) -> str | Codec:
         """The format the framework's messages are read in for ``target`` (a codec, or a
         core wire format's name); its ``certainly_valid`` is the integration's fast path."""
+
+    def guard(
+        self,
+        provider: str | None = None,
+        model: str | None = None,
+        policy: Policy | None = None,
+        on_repair: OnRepair | None = None,
+        strict: bool = False,
+        record_dir: str | os.PathLike[str] | None = None,
+    ) -> Guard:
+        """A `Guard` of this integration with a hook's options, in the order the hooks
+        take them (the hooks that take them all build their guard here)."""
+        return Guard(
+            self,
+            provider=provider,
+            model=model,
+            policy=policy,
+            on_repair=on_repair,
+            strict=strict,
+            record_dir=record_dir,
+        )
 
     def signature_models(self, messages: Sequence[Any]) -> Mapping[str, str] | None:
         """The model that produced each thought signature in ``messages``, where the
@@ -357,6 +380,30 @@ def status_of(exc: BaseException) -> int | None:
         if isinstance(code, int):
             return code
     return None
+
+
+def lazy_exports(
+    package: str, where: Mapping[str, str], made: Mapping[str, tuple[str, str]] | None = None
+) -> Callable[[str], Any]:
+    """The module ``__getattr__`` of an integration package that imports its framework
+    on first use, so that importing the package never does: ``name`` is read from the
+    module ``where[name]`` (relative to ``package``), or made by the function
+    ``made[name] = (module, function)`` (a class built on the framework's base class),
+    and kept in the package so the next lookup is a plain attribute."""
+    factories = made or {}
+
+    def __getattr__(name: str) -> Any:
+        if name in factories:
+            module, function = factories[name]
+            value = getattr(importlib.import_module(module, package), function)()
+        elif name in where:
+            value = getattr(importlib.import_module(where[name], package), name)
+        else:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
 
 
 # ----------------------------------------------------------------- what codecs share
