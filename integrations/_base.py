@@ -25,6 +25,8 @@ the same way in every framework:
 
 This is sentry's ``Integration`` and OpenTelemetry's ``BaseInstrumentor`` cut to what
 toolpair needs: a spec per framework, and one place for everything around the hook.
+After them come the few helpers more than one integration needs (a lazy package's
+``__getattr__``, the blocks and text several codecs make alike), so each is written once.
 """
 
 from __future__ import annotations
