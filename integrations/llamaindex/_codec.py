@@ -60,7 +60,10 @@ _OTHER: Bone = ("other", None, None)
 
 #: The roles by ``ChatMessage.role``: a MessageRole member hashes by its name, not its
 #: value, so the members are keys beside the strings a message built by hand may hold.
-_SKELETON_ROLES: dict[Any, str] = {**_ROLES, **{MessageRole(k): v for k, v in _ROLES.items()}}
+_SKELETON_ROLES: dict[Any, str] = {
+    **_ROLES,
+    **{r: _ROLES[r.value] for r in MessageRole if r.value in _ROLES},
+}
 
 #: The installed block classes by their ``block_type`` (a subclass or a later class is
 #: read by its ``block_type``).
