@@ -25,7 +25,7 @@ from toolpair.integrations.llamaindex import (
     repair_messages,
     validate_messages,
 )
-from toolpair.integrations.llamaindex._repair import CODEC
+from toolpair.integrations.llamaindex._repair import CODEC, codec_for
 from toolpair.providers import Context
 
 from .history import (
@@ -52,8 +52,9 @@ def _texts(*texts: str) -> ChatMessage:
 
 
 def fast(history: list[Any], provider: str, **values: Any) -> bool:
-    """The verdict the core takes from the codec (exceptions mean "full path")."""
-    return certainly_valid(CODEC, provider, history, ctx(**values))
+    """The verdict the core takes from the codec `repair_messages` reads ``provider``'s
+    histories with (exceptions mean "full path")."""
+    return certainly_valid(codec_for(provider), provider, history, ctx(**values))
 
 
 def realistic(exchanges: int = 60) -> list[ChatMessage]:
