@@ -20,6 +20,7 @@ from llama_index.core.base.llms import types as _types
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from toolpair import Block, Codec, InvalidHistory, Message
+from toolpair._model import Role
 from toolpair.engine.skeleton import Bone, Skeleton
 from toolpair.integrations._base import synthetic_result
 
@@ -61,7 +62,7 @@ _OTHER: Bone = ("other", None, None)
 
 #: The roles by ``ChatMessage.role``: a MessageRole member hashes by its name, not its
 #: value, so the members are keys beside the strings a message built by hand may hold.
-_SKELETON_ROLES: dict[Any, str] = {
+_SKELETON_ROLES: dict[Any, Role] = {
     **_ROLES,
     **{r: _ROLES[r.value] for r in MessageRole if r.value in _ROLES},
 }
