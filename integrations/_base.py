@@ -25,13 +25,18 @@ the same way in every framework:
 
 This is sentry's ``Integration`` and OpenTelemetry's ``BaseInstrumentor`` cut to what
 toolpair needs: a spec per framework, and one place for everything around the hook.
+After them come the few helpers more than one integration needs (a lazy package's
+``__getattr__``, the blocks and text several codecs make alike), so each is written once.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import json
 import logging
 import os
+import sys
 import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -41,7 +46,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any, ClassVar
 
 import toolpair
-from toolpair import Codec, InvalidHistory, Policy, Repaired, events
+from toolpair import Block, Codec, InvalidHistory, Policy, Repaired, events
 from toolpair._frameworks import INTEGRATIONS, Framework
 from toolpair.corpus import Recorder
 from toolpair.events import RepairEvent
@@ -96,6 +101,27 @@ class Integration(ABC):
     def codec(self, target: Target) -> str | Codec:
         """The format the framework's messages are read in for ``target`` (a codec, or a
         core wire format's name); its ``certainly_valid`` is the integration's fast path."""
+
+    def guard(
+        self,
+        provider: str | None = None,
+        model: str | None = None,
+        policy: Policy | None = None,
+        on_repair: OnRepair | None = None,
+        strict: bool = False,
+        record_dir: str | os.PathLike[str] | None = None,
+    ) -> Guard:
+        """A `Guard` of this integration with a hook's options, in the order the hooks
+        take them (the hooks that take them all build their guard here)."""
+        return Guard(
+            self,
+            provider=provider,
+            model=model,
+            policy=policy,
+            on_repair=on_repair,
+            strict=strict,
+            record_dir=record_dir,
+        )
 
     def signature_models(self, messages: Sequence[Any]) -> Mapping[str, str] | None:
         """The model that produced each thought signature in ``messages``, where the
@@ -169,18 +195,14 @@ def _release(v: str) -> tuple[int, ...]:
 def _wants_repaired(callback: Callable[..., object]) -> bool:
     """Whether ``callback`` is annotated to take a `Repaired` (the callbacks written
     before events existed) rather than a `RepairEvent`."""
-    try:
-        params = list(inspect.signature(callback).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    if not params:
-        return False
-    annotation = params[0].annotation
+    annotation = first_annotation(callback)
     if isinstance(annotation, str):
         try:
-            annotation = typing.get_type_hints(callback).get(params[0].name, annotation)
+            hints = typing.get_type_hints(callback)
         except Exception:
             return annotation.rpartition(".")[2] == "Repaired"
+        name = next(iter(inspect.signature(callback).parameters))
+        annotation = hints.get(name, annotation)
     return annotation is Repaired
 
 
@@ -360,3 +382,113 @@ def status_of(exc: BaseException) -> int | None:
         if isinstance(code, int):
             return code
     return None
+
+
+def lazy_exports(
+    package: str, where: Mapping[str, str], made: Mapping[str, tuple[str, str]] | None = None
+) -> Callable[[str], Any]:
+    """The module ``__getattr__`` of an integration package that imports its framework
+    on first use, so that importing the package never does: ``name`` is read from the
+    module ``where[name]`` (relative to ``package``), or made by the function
+    ``made[name] = (module, function)`` (a class built on the framework's base class),
+    and kept in the package so the next lookup is a plain attribute."""
+    factories = made or {}
+
+    def __getattr__(name: str) -> Any:
+        if name in factories:
+            module, function = factories[name]
+            value = getattr(importlib.import_module(module, package), function)()
+        elif name in where:
+            value = getattr(importlib.import_module(where[name], package), name)
+        else:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
+
+
+# ----------------------------------------------------------------- what codecs share
+
+
+def as_text(value: object) -> str:
+    """``value`` as the text a token count or a rendered result reads: a string as it
+    is, anything else as JSON (``str`` where JSON cannot hold it)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def first_annotation(fn: Callable[..., object]) -> object:
+    """The annotation of ``fn``'s first parameter as written (a string under ``from
+    __future__ import annotations``); `inspect.Parameter.empty` where it has none, no
+    parameter, or no readable signature. A callback's first annotation says what it is
+    handed."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return inspect.Parameter.empty
+    return params[0].annotation if params else inspect.Parameter.empty
+
+
+def synthetic_result(
+    native: object, call: Block, *, is_error: bool, empty: bool = False, sub: str | None = None
+) -> Block:
+    """The block of a result toolpair wrote (``native``) answering ``call``: its id,
+    name and toolset are the call's."""
+    return Block(
+        "result",
+        native,
+        id=call.id,
+        name=call.name,
+        is_error=is_error,
+        empty=empty,
+        synthetic=True,
+        toolset=call.toolset,
+        sub=sub,
+    )
+
+
+def native_result(
+    part: Mapping[str, Any], index: int, *, sub: str, empty: Callable[[Any], bool]
+) -> Block:
+    """An Anthropic-native ``tool_result`` block kept in a message's content (LangChain,
+    agno) read as the result it is on the wire; ``empty`` is the codec's reading of
+    its content."""
+    result_id = part.get("tool_use_id")
+    if result_id is not None and not isinstance(result_id, str):
+        raise InvalidHistory(
+            f"tool_result tool_use_id must be a string, got {type(result_id).__name__}", index
+        )
+    return Block(
+        "result",
+        part,
+        id=result_id,
+        is_error=part.get("is_error") is True,
+        empty=empty(part.get("content")),
+        sub=sub,
+    )
+
+
+def lone_result_home(template: object, kind: type, native: object) -> Any:
+    """Where a native ``tool_result`` block answering its call on its own goes back:
+    ``template`` (a ``kind`` message whose content held that one result and nothing
+    else), or its copy holding ``native`` when the block was rewritten; None when the
+    template is not such a message (the caller makes a message of its own). A
+    framework that keeps Anthropic's blocks in a user message's content (LangChain,
+    agno) keeps the result where it came from, its other fields with it."""
+    content = getattr(template, "content", None)
+    if not (
+        isinstance(template, kind)
+        and isinstance(content, list)
+        and len(content) == 1
+        and isinstance(content[0], Mapping)
+        and content[0].get("type") == "tool_result"
+    ):
+        return None
+    if content[0] is native:
+        return template
+    return template.model_copy(update={"content": [native]})  # type: ignore[attr-defined]

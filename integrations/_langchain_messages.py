@@ -6,13 +6,13 @@ without reaching into the other's private modules."""
 
 from __future__ import annotations
 
-import inspect
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.prompt_values import PromptValue
+
+from toolpair.integrations._base import as_text, first_annotation
 
 __all__ = [
     "ProviderLike",
@@ -84,13 +84,7 @@ def _approximate() -> Callable[[Sequence[BaseMessage]], int]:
 
 
 def _is_per_message(counter: Callable[..., Any]) -> bool:
-    try:
-        params = list(inspect.signature(counter).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    if not params:
-        return False
-    annotation = params[0].annotation
+    annotation = first_annotation(counter)
     # LangChain compares the annotation object only, so a counter defined under
     # `from __future__ import annotations` (a string annotation) is silently handed
     # whole lists. Accept the string spelling too.
@@ -143,7 +137,4 @@ def content_text(content: Any) -> str:
                 parts.append(part["text"])
         if parts:
             return "\n".join(parts)
-    try:
-        return json.dumps(content, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(content)
+    return as_text(content)

@@ -113,6 +113,10 @@ def _canonical(
     lenient: bool = False,
     flags_empty: bool = False,
     item_calls_ok: bool = False,
+    solid: bool = False,
+    name_max: int = 0,
+    signed: bool = False,
+    merges: bool = False,
 ) -> tuple[list[str], bool] | None:
     """The call ids of a history in the canonical shape, and whether it holds thinking;
     None where it is not in that shape.
@@ -123,11 +127,17 @@ def _canonical(
     right after them come exactly their results, each id once, before anything else on
     the user side (``tool`` messages holding one result each, or results leading a user
     message); no other result anywhere; call ids unique, non-empty strings; no block
-    kind beyond text, image, call and result (and thinking where ``thinking_ok``).
+    kind beyond text, image, call and result (and thinking where ``thinking_ok``), but
+    for blocks no rule reads inside (``other``) on the user side.
     ``lenient`` (OpenAI Chat, whose rules read neither): an id may come back in a later
     turn, and an error result may be empty (not in a piece: see `Whole`).
     ``item_calls_ok`` (OpenAI Chat and Mistral): calls may carry a secondary id, and
-    Responses reasoning items sit among the assistant's, as neither family reads them."""
+    Responses reasoning items sit among the assistant's, as neither family reads them.
+    What most families add is read in the same pass, as it costs a pass of its own
+    otherwise: ``solid``, no empty or whitespace-only text (Anthropic A10, Bedrock,
+    Gemini); ``name_max``, no call name longer (Anthropic's 200); ``signed``, every
+    thinking block carries its signature (Anthropic); ``merges``, consecutive assistant
+    messages are one turn, so further calls may follow calls (Anthropic A11)."""
     piece = frag is not None
     once = piece or not lenient
     items = ctx.shape == "items"
@@ -140,9 +150,13 @@ def _canonical(
         if not bones:
             if piece:
                 raise Whole
-            if not lenient:
-                return None  # an empty message (Gemini G6, Mistral, Anthropic)
+            if not lenient or due or (run >= 0 and len(ids) > run):
+                # An empty message (Gemini G6, Mistral, Anthropic), or one between calls
+                # and their results (OpenAI Chat's results must follow their call).
+                return None
         if role == "system":
+            if solid and not _solid(bones):
+                return None
             if due or (run >= 0 and len(ids) > run):
                 # Between calls and their results: valid where the system prompt is
                 # lifted out, but the full path moves it (see `Whole`).
@@ -154,31 +168,44 @@ def _canonical(
             if due:
                 return None
             calling = run >= 0 and len(ids) > run
-            if calling and not items:
+            if calling and not items and not merges:
                 return None  # calls not answered right after their message
             if run < 0:
                 run = len(ids)
                 if not once:
                     seen = set()
-            for kind, i, _ in bones:
+            for kind, i, extra in bones:
                 if kind == "call" or kind == "item_call":
                     if kind == "item_call" and not item_calls_ok:
                         return None
                     if type(i) is not str or not i or i in seen:
                         return None
+                    if (
+                        name_max
+                        and extra is not None
+                        and (type(extra) is not str or len(extra) > name_max)
+                    ):
+                        return None
                     seen.add(i)
                     ids.append(i)
                     calling = True
                 elif calling:
-                    return None  # content after a call of its turn
+                    if kind != "thinking" or not thinking_ok or (signed and not extra):
+                        return None  # content after a call of its turn
+                    if piece:
+                        raise Whole  # valid, but the full path may move it (`Whole`)
+                    thought = True  # thinking after a call: no rule reads its place
+                elif kind == "text":
+                    if solid and (type(extra) is not str or not extra or extra.isspace()):
+                        return None
                 elif kind == "thinking":
-                    if not thinking_ok:
+                    if not thinking_ok or (signed and not extra):
                         return None
                     thought = True
                 elif kind == "reasoning":
                     if not item_calls_ok:
                         return None  # a Responses reasoning item: OpenAI Chat's rules skip it
-                elif kind != "text" and kind != "image":
+                elif kind != "image":
                     return None
             continue
         # The user side: the results due first, then anything but results.
@@ -201,7 +228,15 @@ def _canonical(
                         return None
                     if piece:
                         raise Whole
-            elif due or tool or (kind != "text" and kind != "image"):
+            elif due or tool:
+                return None
+            elif kind == "text":
+                if solid and (type(extra) is not str or not extra or extra.isspace()):
+                    return None
+            elif kind != "image" and kind != "other":
+                # Content no rule reads inside (a framework's system prompt part, a
+                # block type this library does not know) is content of the turn all
+                # the same: it comes after the results, as text does.
                 return None
     if due or (run >= 0 and len(ids) > run):
         return None
@@ -217,12 +252,11 @@ def _accept(frag: Frag | None, ids: list[str], thought: bool) -> bool | None:
 # -- what each rule family adds to the canonical shape -------------------------------
 
 
-def _texts_solid(sk: Skeleton) -> bool:
-    """No empty or whitespace-only text anywhere (Anthropic A10, Bedrock, Gemini)."""
-    for _, bones in sk:
-        for kind, _, extra in bones:
-            if kind == "text" and (type(extra) is not str or not extra or extra.isspace()):
-                return False
+def _solid(bones: list[Bone]) -> bool:
+    """No empty or whitespace-only text among a message's blocks."""
+    for kind, _, extra in bones:
+        if kind == "text" and (type(extra) is not str or not extra or extra.isspace()):
+            return False
     return True
 
 
@@ -250,22 +284,11 @@ def _turns(sk: Skeleton, shape: str) -> list[tuple[str, list[Bone]]]:
 
 def _anthropic(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
     # With thinking on or off, rules read where thinking sits: the full path's.
+    # Texts, call names and signatures were read by the canonical pass (`_family`).
     if ctx.thinking is not None or ctx.tools is not None or not anthropic_ids_ok(ids):
         return False
-    if not _texts_solid(sk):
-        return False
-    for role, bones in sk:
-        if role == "system" and ctx.format == "anthropic":
-            return False  # the wire format sends system messages inside ``messages``
-        for kind, _, extra in bones:
-            if (
-                kind == "call"
-                and extra is not None
-                and (type(extra) is not str or len(extra) > 200)
-            ):
-                return False
-            if kind == "thinking" and not extra:
-                return False  # a thinking block without its signature
+    if ctx.format == "anthropic" and any(m[0] == "system" for m in sk):
+        return False  # the wire format sends system messages inside ``messages``
     if frag is None or frag.last:
         # The final assistant turn may not end in trailing whitespace (A8).
         for role, bones in reversed(sk):
@@ -333,7 +356,7 @@ def _responses(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) ->
 def _gemini_family(
     sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str], results_only: bool, ids_ok: bool
 ) -> bool:
-    if ctx.thought_signatures or not _texts_solid(sk):
+    if ctx.thought_signatures:
         return False
     if ids and not ids_ok and ctx.format == "gemini":
         return False  # only the wire body shows that an id is sent (Vertex v1)
@@ -358,7 +381,7 @@ def _gemini_family(
 def _bedrock_family(
     sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str], calls_only: bool, media: bool
 ) -> bool:
-    if ctx.thinking or not _texts_solid(sk):
+    if ctx.thinking:
         return False
     if not anthropic_ids_ok(ids) or (ids and max(map(len, ids)) > 64):
         return False
@@ -374,12 +397,14 @@ def _bedrock_family(
             return False
         prev = side
         calls = results = 0
-        spoken = False
+        spoken = thought = False
         for kind, _, extra in bones:
             if kind == "call":
                 calls += 1
             elif kind == "result":
                 results += 1
+            elif kind == "thinking":
+                thought = True  # only the portable checker lets thinking through
             else:
                 spoken = True
                 beside = media and (kind == "text" or (kind == "image" and extra in _BEDROCK_MEDIA))
@@ -387,8 +412,8 @@ def _bedrock_family(
                     return False
         if results != due:
             return False
-        if side == "assistant" and calls_only and calls and spoken:
-            return False  # text beside tool use (Llama, Mistral behind Converse)
+        if side == "assistant" and calls_only and calls and spoken and not thought:
+            return False  # text beside tool use (Llama, Mistral behind Converse; B3)
         due = calls
     return True
 
@@ -402,9 +427,25 @@ def _family(
     lenient: bool = False,
     flags_empty: bool = False,
     item_calls_ok: bool = False,
+    solid: bool = False,
+    name_max: int = 0,
+    signed: bool = False,
+    merges: bool = False,
 ) -> SkeletonChecker:
     def checker(sk: Skeleton, ctx: Context, frag: Frag | None = None) -> bool | None:
-        got = _canonical(sk, ctx, frag, thinking_ok, lenient, flags_empty, item_calls_ok)
+        got = _canonical(
+            sk,
+            ctx,
+            frag,
+            thinking_ok,
+            lenient,
+            flags_empty,
+            item_calls_ok,
+            solid,
+            name_max,
+            signed,
+            merges,
+        )
         if got is None or not extra(sk, ctx, frag, got[0]):
             return None
         return _accept(frag, *got)
@@ -436,7 +477,15 @@ def _bedrock_claude4(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[st
     return _bedrock_family(sk, ctx, frag, ids, False, True)
 
 
-_anthropic_family = _family(_anthropic, thinking_ok=True, flags_empty=True)
+_anthropic_family = _family(
+    _anthropic,
+    thinking_ok=True,
+    flags_empty=True,
+    solid=True,
+    name_max=200,
+    signed=True,
+    merges=True,
+)
 
 
 def _anthropic_checker(sk: Skeleton, ctx: Context, frag: Frag | None = None) -> bool | None:
@@ -473,13 +522,15 @@ CHECKERS: dict[str, SkeletonChecker] = {
     "openai-responses": _family(_responses),
     # Outputs right after the group of calls they answer: the canonical shape already.
     "deepseek-responses": _family(_responses),
-    "gemini": _family(_gemini),
-    "vertex": _family(_vertex),
-    "vertex-ids": _family(_vertex_ids),
-    "bedrock": _family(_bedrock, flags_empty=True),
-    "bedrock-claude": _family(_bedrock_claude, flags_empty=True),
-    "bedrock-claude4": _family(_bedrock_claude4, flags_empty=True),
-    "portable": _family(_portable, flags_empty=True),
+    "gemini": _family(_gemini, solid=True),
+    "vertex": _family(_vertex, solid=True),
+    "vertex-ids": _family(_vertex_ids, solid=True),
+    "bedrock": _family(_bedrock, flags_empty=True, solid=True),
+    "bedrock-claude": _family(_bedrock_claude, flags_empty=True, solid=True),
+    "bedrock-claude4": _family(_bedrock_claude4, flags_empty=True, solid=True),
+    "portable": _family(
+        _portable, thinking_ok=True, flags_empty=True, solid=True, name_max=200, signed=True
+    ),
 }
 
 

@@ -259,17 +259,16 @@ def _bedrock_plain(msgs: Sequence[Any], calls_only: bool) -> list[str] | None:
             start = len(ids)
             spoken = False
             for b in content:
-                use = b.get("toolUse")
-                if use is not None:
-                    if len(b) != 1:
-                        return None
-                    add(use["toolUseId"])
+                if len(b) != 1:
+                    return None
+                if "toolUse" in b:
+                    add(b["toolUse"]["toolUseId"])
                     continue
-                if len(b) != 1 or len(ids) > start:
-                    return None  # anything but text, or text after a call
+                if len(ids) > start:
+                    return None  # text after a call
                 x = b.get("text")
                 if type(x) is not str or not x or x.isspace():
-                    return None
+                    return None  # anything but text
                 spoken = True
             due = len(ids)
             if calls_only and spoken and due > start:
@@ -289,17 +288,24 @@ def _bedrock_plain(msgs: Sequence[Any], calls_only: bool) -> list[str] | None:
                 continue
             if len(content) != n:
                 return None
-            if n == 1:
-                r = content[0].get("toolResult")
-                if r is None or r["toolUseId"] != ids[start]:
+            # Each result in place: the calls' ids in order, else as a set.
+            k = start
+            for b in content:
+                r = b.get("toolResult")
+                if r is None:
                     return None
                 parts = r.get("content")
-                if r.get("status") == "error" and content_is_empty(parts):
+                if "status" in r and r["status"] == "error" and content_is_empty(parts):
                     return None
-                for p in parts or ():
-                    if "json" in p and type(p["json"]) is not dict:
-                        return None  # B11: a json block holds an object
-            else:
+                if parts:
+                    for p in parts:
+                        if "json" in p and type(p["json"]) is not dict:
+                            return None  # B11: a json block holds an object
+                if r["toolUseId"] != ids[k]:
+                    k = -1
+                    break
+                k += 1
+            if k < 0:
                 got = set()
                 for b in content:
                     r = b.get("toolResult")
@@ -569,7 +575,75 @@ _PLAIN_ROLES = frozenset({"user", "system", "developer"})
 
 
 def mistral(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
-    return _chat(msgs, ctx, True, frag)
+    """`_chat` with Mistral's rules, in a loop of its own for a whole history (what every
+    Mistral request pays); a fragment takes `_chat`'s."""
+    if frag is not None or ctx.tokenizer_version < 5 or not msgs:
+        return _chat(msgs, ctx, True, frag)
+    last = msgs[-1]
+    if msgs[0]["role"] not in ("user", "system") or (
+        last["role"] not in ("user", "tool")
+        and not (last["role"] == "assistant" and last.get("prefix") is True)
+    ):
+        return None
+    i = 0
+    n = len(msgs)
+    prev = ""
+    names: set[str] = set()  # tool names already found well formed
+    while i < n:
+        m = msgs[i]
+        i += 1
+        role = m["role"]
+        content = m.get("content")
+        if content is not None and type(content) is not str:
+            if type(content) is not list:
+                return None
+            for part in content:
+                if type(part) is not dict:
+                    return None
+        if role == "user":
+            if prev == "tool":
+                return None  # only a tool or an assistant message follows a tool one
+        elif role == "system":
+            if prev == "assistant" or prev == "tool":
+                return None
+        elif role != "assistant":
+            return None  # developer, a tool message not right after its calls, a bad role
+        prev = role
+        if role != "assistant":
+            continue
+        calls = m.get("tool_calls")
+        if not calls:
+            if content is None:
+                return None
+            continue
+        ids = set()
+        for c in calls:
+            cid = c["id"]
+            # 9 ASCII alphanumerics; a tool name from a handful, checked once each.
+            if type(cid) is not str or len(cid) != 9 or not cid.isascii() or not cid.isalnum():
+                return None
+            name = c["function"]["name"]
+            if name not in names:
+                if type(name) is not str or not _NAME(name):
+                    return None
+                names.add(name)
+            ids.add(cid)
+        if len(ids) != len(calls):
+            return None
+        got = set()
+        while i < n:
+            t = msgs[i]
+            if t["role"] != "tool":
+                break
+            tid = t["tool_call_id"]
+            if tid in got or tid not in ids:
+                return None
+            got.add(tid)
+            i += 1
+            prev = "tool"
+        if len(got) != len(ids):
+            return None
+    return True
 
 
 def moonshot_thinking(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:

@@ -63,6 +63,7 @@ _MESSAGE_ROLES: dict[str, Role] = {
 
 #: A block the skeleton checkers do not model.
 _OTHER: Bone = ("other", None, None)
+_REASONING: Bone = ("reasoning", None, None)
 
 
 def _text_of(content: Any) -> str | None:
@@ -163,38 +164,40 @@ class ResponsesCodec(WireCodec):
         families this codec has none of read it); None where decode would refuse one."""
         out: Skeleton = []
         add = out.append
+        calls, outputs, roles = CALL_TYPES, OUTPUT_TYPES, _MESSAGE_ROLES
         for item in messages:
-            if not isinstance(item, Mapping):
+            # Most items are plain dicts: an ABC check on each costs more than the rest.
+            if type(item) is not dict and not isinstance(item, Mapping):
                 return None
-            t = item.get("type")
-            if t in CALL_TYPES:
-                cid = item.get("call_id")
-                if not isinstance(cid, str):
+            get = item.get
+            t = get("type")
+            if t in calls:
+                cid = get("call_id")
+                if type(cid) is not str and not isinstance(cid, str):
                     return None
                 if t == "program" or "caller" in item:
                     add(("assistant", [_OTHER]))
                     continue
-                name = item.get("name")
-                kind = "item_call" if isinstance(item.get("id"), str) else "call"
+                name = get("name")
+                kind = "item_call" if isinstance(get("id"), str) else "call"
                 add(("assistant", [(kind, cid, name if isinstance(name, str) else None)]))
-            elif t in OUTPUT_TYPES:
+            elif t in outputs:
                 key = _OUTPUT_KEY.get(t, "call_id")
-                rid = item.get(key)
+                rid = get(key)
                 if rid is not None and not isinstance(rid, str):
                     return None
                 odd = (
-                    rid is None
-                    or "caller" in item
-                    or (key != "id" and isinstance(item.get("id"), str))
+                    rid is None or "caller" in item or (key != "id" and isinstance(get("id"), str))
                 )
                 add(("tool", [_OTHER if odd else ("result", rid, False)]))
             elif t == "reasoning":
-                add(("assistant", [("reasoning", None, None)]))
+                add(("assistant", [_REASONING]))
             elif t == "message" or (t is None and "role" in item):
-                role = _MESSAGE_ROLES.get(item.get("role"))  # type: ignore[arg-type]
+                role = roles.get(get("role"))  # type: ignore[arg-type]
                 if role is None:
                     return None
-                text = _text_of(item.get("content"))
+                content = get("content")
+                text = content if type(content) is str else _text_of(content)
                 add((role, [("text", None, text) if text is not None else _OTHER]))
             elif t in _DEVELOPER_ITEMS:
                 add(("system", [_OTHER]))

@@ -17,7 +17,9 @@ MIXED_RESPONSE_TURN = Rule(
     "V1",
     "Requests ending with a model turn are not supported.",
     "observed",
-    "Prism-Shadow/agenthub#189; envoyproxy/ai-gateway#2686 (Gemini 3.7 Flash on Vertex)",
+    "Prism-Shadow/agenthub#189; envoyproxy/ai-gateway#2686 (Gemini 3.7 Flash on Vertex); "
+    "router-for-me/CLIProxyAPI#5607 (Gemini 3.8 Flash on Vertex; the same turn taken by the "
+    "Gemini API)",
     "Vertex AI without a model, and Gemini 3; not Gemini 2.5 (recorded 200s), nor another "
     "family named",
     families=("gemini-3",),

@@ -19,6 +19,7 @@ from agno.models.message import Message as AgnoMessage
 from toolpair import Block, Codec, InvalidHistory, Message
 from toolpair.engine.skeleton import Bone, Skeleton
 from toolpair.formats import ORPHAN_TEXT, content_is_empty, stringify
+from toolpair.integrations._base import lone_result_home, native_result, synthetic_result
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -309,21 +310,10 @@ class AgnoCodec(Codec):
             native = blocks[0].native
             if not isinstance(native, Mapping):
                 return native
-            # A native tool_result answering its call on its own: in the message it came
-            # from where that held nothing else, else in a user message of its own.
             tpl = template.native if template is not None else None
-            if (
-                isinstance(tpl, AgnoMessage)
-                and isinstance(tpl.content, list)
-                and len(tpl.content) == 1
-                and isinstance(tpl.content[0], Mapping)
-                and tpl.content[0].get("type") == _RESULT_BLOCK
-            ):
-                return (
-                    tpl
-                    if tpl.content[0] is native
-                    else tpl.model_copy(update={"content": [native]})
-                )
+            home = lone_result_home(tpl, AgnoMessage, native)
+            if home is not None:
+                return home
             return AgnoMessage(
                 role="user", content=[native], add_to_agent_memory=False, toolpair_synthetic=True
             )
@@ -399,15 +389,7 @@ class AgnoCodec(Codec):
             add_to_agent_memory=False,
             toolpair_synthetic=True,
         )
-        return Block(
-            "result",
-            native,
-            id=call.id,
-            name=call.name,
-            is_error=is_error,
-            empty=not text,
-            synthetic=True,
-        )
+        return synthetic_result(native, call, is_error=is_error, empty=not text)
 
     def make_text(self, text: str, role: Role) -> Block:
         return Block("text", text, text=text)
@@ -486,14 +468,7 @@ def _read_native(blocks: list[Block], msg: AgnoMessage, role: Role, index: int) 
                 "call", part, id=block_id, name=name if isinstance(name, str) else None, sub=_NATIVE
             )
         else:
-            blocks[k] = Block(
-                "result",
-                part,
-                id=block_id,
-                is_error=part.get("is_error") is True,
-                empty=content_is_empty(part.get("content")),
-                sub=_NATIVE,
-            )
+            blocks[k] = native_result(part, index, sub=_NATIVE, empty=content_is_empty)
 
 
 def _roles_for(role: Role) -> tuple[str, ...]:

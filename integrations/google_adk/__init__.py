@@ -11,7 +11,7 @@ ADK on first use.
 
 from __future__ import annotations
 
-from typing import Any
+from toolpair.integrations._base import lazy_exports
 
 _LAZY = {
     "before_model_callback": "._plugin",
@@ -40,17 +40,11 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    import importlib
-
-    if name == "ToolpairPlugin":
-        value = importlib.import_module("._plugin", __name__).plugin_class()
-    elif name == "PairSafeSummarizer":
-        value = importlib.import_module("._compaction", __name__).summarizer_class()
-    else:
-        where = _LAZY.get(name)
-        if where is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(where, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(
+    __name__,
+    _LAZY,
+    made={
+        "ToolpairPlugin": ("._plugin", "plugin_class"),
+        "PairSafeSummarizer": ("._compaction", "summarizer_class"),
+    },
+)

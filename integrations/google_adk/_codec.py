@@ -14,6 +14,7 @@ from typing import Any
 
 from toolpair._model import Block, Codec, Message, Role, Shape
 from toolpair.formats import ORPHAN_TEXT, stringify
+from toolpair.integrations._base import synthetic_result
 
 #: `Block.item_id` of a call that carries a thought signature (its bytes stay in the Part).
 SIGNED = "thought_signature"
@@ -96,15 +97,7 @@ class AdkCodec(Codec):
                 id=call.id, name=call.name or "", response=response
             )
         )
-        return Block(
-            "result",
-            part,
-            id=call.id,
-            name=call.name,
-            is_error=is_error,
-            synthetic=True,
-            sub="function_response",
-        )
+        return synthetic_result(part, call, is_error=is_error, sub="function_response")
 
     def make_text(self, text: str, role: Role) -> Block:
         return Block("text", _types().Part(text=text), text=text)

@@ -22,6 +22,7 @@ repair handles that one.)
 
 from __future__ import annotations
 
+import functools
 import logging
 from typing import Any
 
@@ -81,7 +82,9 @@ def pair_safe_prefix(events: list[Any], *, only_pending: bool = False) -> list[A
     return events if safe == len(events) else events[:safe]
 
 
-def _make_summarizer_class() -> type:
+# Made once, on first use: it subclasses ADK's BaseEventsSummarizer, imported only then.
+@functools.cache
+def summarizer_class() -> type:
     from google.adk.apps.base_events_summarizer import BaseEventsSummarizer
 
     class PairSafeSummarizer(BaseEventsSummarizer):  # type: ignore[misc, valid-type]
@@ -119,12 +122,3 @@ def _make_summarizer_class() -> type:
     PairSafeSummarizer.__module__ = "toolpair.integrations.google_adk"
     PairSafeSummarizer.__qualname__ = "PairSafeSummarizer"
     return PairSafeSummarizer
-
-
-_CLASS: list[type] = []
-
-
-def summarizer_class() -> type:
-    if not _CLASS:
-        _CLASS.append(_make_summarizer_class())
-    return _CLASS[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
-import os
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -98,25 +98,6 @@ def repair_contents(
     return toolpair.repair(contents, provider, model=model, format=CODEC, policy=policy)
 
 
-def _guard(
-    provider: str | None,
-    model: str | None,
-    policy: Policy | None,
-    on_repair: OnRepair | None,
-    strict: bool = False,
-    record_dir: str | os.PathLike[str] | None = None,
-) -> Guard:
-    return Guard(
-        INTEGRATION,
-        provider=provider,
-        model=model,
-        policy=policy,
-        on_repair=on_repair,
-        strict=strict,
-        record_dir=record_dir,
-    )
-
-
 def _before_model(guard: Guard, callback_context: Any, llm_request: Any) -> None:
     contents: Sequence[Any] = list(llm_request.contents or [])
     if not contents:
@@ -177,7 +158,7 @@ def before_model_callback(
     """A callback for ``LlmAgent(before_model_callback=...)`` doing what the plugin
     does, for one agent (ADK before 1.7 has no plugins). It cannot keep the calls
     ADK 2.10+ drops: that takes the plugin. Its `Guard` is its ``guard`` attribute."""
-    guard = _guard(provider, model, policy, on_repair, strict)
+    guard = INTEGRATION.guard(provider, model, policy, on_repair, strict)
 
     def toolpair_before_model(callback_context: Any, llm_request: Any) -> None:
         return _before_model(guard, callback_context, llm_request)
@@ -192,7 +173,9 @@ def _base_plugin() -> type:
     return BasePlugin
 
 
-def _make_plugin_class() -> type:
+# Made once, on first use: it subclasses ADK's BasePlugin, imported only then.
+@functools.cache
+def plugin_class() -> type:
     base = _base_plugin()
 
     class ToolpairPlugin(base):  # type: ignore[misc, valid-type]
@@ -223,7 +206,7 @@ def _make_plugin_class() -> type:
         ) -> None:
             super().__init__(name=name)
             self.keep_unanswered = keep_unanswered
-            self.guard = _guard(provider, model, policy, on_repair, strict)
+            self.guard = INTEGRATION.guard(provider, model, policy, on_repair, strict)
             if keep_unanswered:
                 _install_keep()
 
@@ -246,15 +229,6 @@ def _make_plugin_class() -> type:
     ToolpairPlugin.__module__ = "toolpair.integrations.google_adk"
     ToolpairPlugin.__qualname__ = "ToolpairPlugin"
     return ToolpairPlugin
-
-
-_CLASS: list[type] = []
-
-
-def plugin_class() -> type:
-    if not _CLASS:
-        _CLASS.append(_make_plugin_class())
-    return _CLASS[0]
 
 
 def install(target: Any, **options: Any) -> Any:

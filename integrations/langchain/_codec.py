@@ -35,6 +35,7 @@ from langchain_core.messages import (
 from toolpair import Block, InvalidHistory, Message
 from toolpair._model import Bone, Codec, Role, Shape, Skeleton
 
+from .._base import lone_result_home, native_result, synthetic_result
 from .._langchain_messages import content_text
 
 __all__ = ["LangChainCodec"]
@@ -110,23 +111,6 @@ def _text_block(part: Any, text: str, index: int, blank: list[int]) -> Block:
         blank.append(index)
         return Block("other", part, sub=_BLANK)
     return Block("text", part, text=text)
-
-
-def _native_result(part: Mapping[str, Any], index: int) -> Block:
-    """A ``tool_result`` content block read as the result it is on the wire."""
-    result_id = part.get(_RESULT_ID)
-    if result_id is not None and not isinstance(result_id, str):
-        raise InvalidHistory(
-            f"tool_result tool_use_id must be a string, got {type(result_id).__name__}", index
-        )
-    return Block(
-        "result",
-        part,
-        id=result_id,
-        is_error=part.get("is_error") is True,
-        empty=_is_empty(part.get("content")),
-        sub=_RESULT_BLOCK,
-    )
 
 
 def _role(msg: BaseMessage, index: int) -> Role:
@@ -322,7 +306,7 @@ class LangChainCodec(Codec):
             elif kind in _IMAGE_BLOCKS:
                 blocks.append(Block("image", part, sub=str(kind)))
             elif role == "user" and kind == _RESULT_BLOCK and self._native_results:
-                blocks.append(_native_result(part, index))
+                blocks.append(native_result(part, index, sub=_RESULT_BLOCK, empty=_is_empty))
             elif role == "assistant" and kind in _CALL_BLOCKS and kind not in self._sent:
                 blocks.append(Block("other", part, sub="unsent_call"))
             elif role == "assistant" and kind in _CALL_BLOCKS:
@@ -387,21 +371,9 @@ class LangChainCodec(Codec):
             native = blocks[0].native
             if isinstance(native, BaseMessage):
                 return native
-            # A native tool_result block answering its call on its own: in the message it
-            # came from where that held nothing else (renamed, it keeps the message's
-            # other fields), else in a HumanMessage of its own.
             tpl = template.native if template is not None else None
-            if (
-                isinstance(tpl, HumanMessage)
-                and isinstance(tpl.content, list)
-                and len(tpl.content) == 1
-                and isinstance(tpl.content[0], Mapping)
-                and tpl.content[0].get("type") == _RESULT_BLOCK
-            ):
-                if tpl.content[0] is native:
-                    return tpl
-                return tpl.model_copy(update={"content": [native]})
-            return HumanMessage(content=[native])
+            home = lone_result_home(tpl, HumanMessage, native)
+            return home if home is not None else HumanMessage(content=[native])
         if role == "assistant":
             return self._build_assistant(blocks, template)
         content = self._content_value([b.native for b in blocks], template)
@@ -471,16 +443,7 @@ class LangChainCodec(Codec):
             name=call.name,
             status="error" if is_error else "success",
         )
-        return Block(
-            "result",
-            native,
-            id=call.id,
-            name=call.name,
-            is_error=is_error,
-            empty=not text.strip(),
-            synthetic=True,
-            toolset=call.toolset,
-        )
+        return synthetic_result(native, call, is_error=is_error, empty=not text.strip())
 
     def make_text(self, text: str, role: Role) -> Block:
         return Block("text", text, text=text)

@@ -227,17 +227,12 @@ class LangGraph(Integration):
         return signature_models(messages)
 
     def repair(
-        self,
-        messages: Sequence[Any],
-        target: Target,
-        policy: Policy | None,
-        *,
-        source: ProviderLike = None,
-        **options: Any,
+        self, messages: Sequence[Any], target: Target, policy: Policy | None, **options: Any
     ) -> Repaired:
+        # The rules are read off ``source``, the chat model (or name) the hook holds.
         return repair_list(
             messages,
-            source,
+            options.get("source"),
             model=target.model,
             policy=policy,
             signature_models=options.get("signature_models"),

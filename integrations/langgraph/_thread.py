@@ -35,18 +35,6 @@ from toolpair import Fix, Policy, ToolpairError, Violation
 
 from ._common import ProviderLike, model_id, repair_list, rules_for, validate_list, writing_rules
 
-__all__ = [
-    "PENDING_TOOL_CALLS",
-    "InterruptPending",
-    "NoToolNode",
-    "ThreadRepair",
-    "UnknownActiveAgent",
-    "acheck_thread",
-    "arepair_thread",
-    "check_thread",
-    "repair_thread",
-]
-
 #: ``RemoveMessage(id=REMOVE_ALL_MESSAGES)`` (langgraph >= 0.3.23) clears the list
 #: before the messages that follow it are added.
 REMOVE_ALL = "__remove_all__"

@@ -16,11 +16,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from llama_index.core.base.llms import types as _types
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from toolpair import Block, Codec, InvalidHistory, Message
+from toolpair._model import Role
 from toolpair.engine.skeleton import Bone, Skeleton
-from toolpair.integrations.llamaindex._fast import certainly_valid as _own_check
+from toolpair.integrations._base import synthetic_result
 
 try:  # llama-index-core >= 0.14.5
     from llama_index.core.base.llms.types import ToolCallBlock
@@ -57,6 +59,32 @@ _RESULT_KEYS = ("tool_call_id", "call_id", "is_error", "name", "tool_name")
 
 #: A block the skeleton checkers do not model.
 _OTHER: Bone = ("other", None, None)
+
+#: The roles by ``ChatMessage.role``: a MessageRole member hashes by its name, not its
+#: value, so the members are keys beside the strings a message built by hand may hold.
+_SKELETON_ROLES: dict[Any, Role] = {
+    **_ROLES,
+    **{r: _ROLES[r.value] for r in MessageRole if r.value in _ROLES},
+}
+
+#: The installed block classes by their ``block_type`` (a subclass or a later class is
+#: read by its ``block_type``).
+_BLOCK_KINDS: dict[type, str] = {
+    cls: kind
+    for cls, kind in (
+        (TextBlock, "text"),
+        (ToolCallBlock, "tool_call"),
+        (ThinkingBlock, "thinking"),
+        *(
+            (getattr(_types, f"{k.title()}Block", None), k)
+            for k in ("image", "audio", "video", "document")
+        ),
+    )
+    if cls is not None
+}
+
+#: What the Anthropic converter reads from an ``additional_kwargs`` call.
+_ANTHROPIC_LEGACY_KEYS = frozenset({"id", "input", "name"})
 
 
 def call_block_type() -> type | None:
@@ -158,42 +186,39 @@ class LlamaIndexCodec(Codec):
     name = "llamaindex"
     shape = "chat"
 
-    def __init__(self, *, gemini: bool = False) -> None:
+    def __init__(self, *, gemini: bool = False, anthropic: bool = False) -> None:
         #: For Gemini and Vertex, read which calls GoogleGenAI sends with a thought
         #: signature (Gemini's rules ask; other providers' rules read no signature).
         self.gemini = gemini
+        #: For Anthropic, `repair_messages` also rewrites the calls its converter would
+        #: send wrong (string arguments, OpenAI-shaped ``additional_kwargs`` calls): the
+        #: skeleton is None where one is, so a no-op verdict vouches for both at once.
+        self.anthropic = anthropic
 
     splits = True
     #: The checkers whose pieces its tests hold to the full path's answer.
     pieces = frozenset({"anthropic", "openai"})
 
-    def certainly_valid(
-        self, messages: Sequence[Any], checker: str, ctx: Any, frag: Any = None
-    ) -> bool | None:
-        """Anthropic and OpenAI Chat keep their own one-pass checkers (`_own_check`), which
-        for Anthropic also vouch that no call needs rewriting for its converter: they
-        cost a fraction of a skeleton on the rows every request pays. Every other
-        provider's no-op path reads the skeleton."""
-        return _own_check(messages, checker, ctx, frag) if self.knows(checker) else None
-
-    def knows(self, checker: str) -> bool:
-        return checker in ("anthropic", "openai")
-
     def skeleton(self, messages: Sequence[Any]) -> Skeleton | None:
         """What `decode` makes of ChatMessages with ToolCallBlocks or dict-shaped
-        ``additional_kwargs`` calls, read in one pass; None for anything else."""
+        ``additional_kwargs`` calls, read in one pass; None for anything else.
+
+        It runs on every request: blocks are told apart by their exact class first
+        (pydantic's attribute and isinstance checks cost more than the rest of the pass),
+        and by ``block_type`` for any other class, as `decode` reads them."""
         out: Skeleton = []
         add = out.append
-        gemini = self.gemini
+        gemini, anthropic = self.gemini, self.anthropic
+        roles, kinds, chat = _SKELETON_ROLES, _BLOCK_KINDS, ChatMessage
         for msg in messages:
-            if type(msg) is not ChatMessage:
+            if type(msg) is not chat:
                 return None
-            role = _ROLES.get(_role_value(msg))
+            role = roles.get(msg.role)
             if role is None:
                 return None
-            kwargs = msg.additional_kwargs or {}
+            kwargs = msg.additional_kwargs
             if role == "tool":
-                rid = kwargs.get("tool_call_id", kwargs.get("call_id"))
+                rid = kwargs["tool_call_id"] if "tool_call_id" in kwargs else kwargs.get("call_id")
                 if type(rid) is not str:
                     add(("tool", [_OTHER]))
                     continue
@@ -203,38 +228,42 @@ class LlamaIndexCodec(Codec):
             bones: list[Bone] = []
             calls = False
             for block in msg.blocks:
-                kind = getattr(block, "block_type", None)
+                kind = kinds.get(type(block)) or getattr(block, "block_type", None)
                 if kind == "text":
-                    text = getattr(block, "text", None)
-                    bones.append(("text", None, text) if isinstance(text, str) else _OTHER)
+                    text = block.text
+                    bones.append(("text", None, text) if type(text) is str else _OTHER)
+                elif kind == "tool_call" and role == "assistant":
+                    calls = True
+                    cid, name = block.tool_call_id, block.tool_name
+                    if anthropic and type(block.tool_kwargs) is not dict:
+                        return None  # repair_messages turns the arguments into an object
+                    if type(cid) is not str:
+                        bones.append(_OTHER)
+                    else:
+                        bones.append(("call", cid, name if type(name) is str else None))
                 elif kind == "thinking":
                     info = getattr(block, "additional_information", None)
                     sig = info.get("signature") if isinstance(info, Mapping) else None
                     bones.append(("thinking", None, isinstance(sig, str) and bool(sig)))
-                elif kind == "tool_call" and role == "assistant":
-                    calls = True
-                    cid, name = block.tool_call_id, block.tool_name
-                    if not isinstance(cid, str):
-                        bones.append(_OTHER)
-                    else:
-                        bones.append(("call", cid, name if isinstance(name, str) else None))
                 elif kind in _MEDIA:
                     bones.append(("image", None, kind))
                 else:
                     bones.append(_OTHER)
-            if gemini and role == "assistant" and calls:
+            if gemini and calls and role == "assistant":
                 signatures = kwargs.get("thought_signatures")
                 if isinstance(signatures, list | tuple):
                     for k, bone in enumerate(bones[: len(signatures)]):
                         if bone[0] == "call" and signatures[k]:
                             bones[k] = ("item_call", bone[1], bone[2])
-            legacy = kwargs.get("tool_calls")
-            if role == "assistant" and legacy and not calls:
+            legacy = kwargs.get("tool_calls") if role == "assistant" and not calls else None
+            if legacy:
                 if type(legacy) is not list:
                     return None
                 for entry in legacy:
                     if type(entry) is not dict:
                         return None  # an SDK object: decode reads its attributes
+                    if anthropic and not entry.keys() >= _ANTHROPIC_LEGACY_KEYS:
+                        return None  # the converter drops it: repair_messages lowers it
                     fn = entry.get("function")
                     name = fn.get("name") if isinstance(fn, Mapping) else entry.get("name")
                     cid = entry.get("id")
@@ -342,16 +371,7 @@ class LlamaIndexCodec(Codec):
         native = ChatMessage(
             role=MessageRole.TOOL, blocks=[TextBlock(text=text)], additional_kwargs=kwargs
         )
-        return Block(
-            "result",
-            native,
-            id=call.id,
-            name=call.name,
-            is_error=is_error,
-            empty=not text.strip(),
-            synthetic=True,
-            toolset=call.toolset,
-        )
+        return synthetic_result(native, call, is_error=is_error, empty=not text.strip())
 
     def make_text(self, text: str, role: Any) -> Block:
         return Block("text", TextBlock(text=text), text=text)

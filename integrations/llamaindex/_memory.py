@@ -10,13 +10,13 @@ orphan already in the store never comes back out.
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import Any, TypeVar
 
 from llama_index.core.base.llms.types import ChatMessage
-from llama_index.core.bridge.pydantic import Field
+from llama_index.core.bridge.pydantic import BaseModel, Field
 from llama_index.core.memory import ChatMemoryBuffer, Memory
 
+from toolpair.integrations._base import as_text
 from toolpair.integrations.llamaindex._repair import codec_for, repair_messages
 
 try:
@@ -37,15 +37,6 @@ _MEDIA = frozenset({"image", "audio", "video", "document"})
 DEFAULT_PROVIDER = "openai"
 
 
-def _dump(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(value)
-
-
 def message_text(message: ChatMessage) -> tuple[str, int]:
     """Everything a provider is sent for ``message`` as text, tool calls and their
     arguments included, and the number of media blocks beside it."""
@@ -56,14 +47,14 @@ def message_text(message: ChatMessage) -> tuple[str, int]:
         if kind == "text":
             parts.append(block.text)
         elif kind == "tool_call":
-            parts += [block.tool_name, _dump(block.tool_kwargs)]
+            parts += [block.tool_name, as_text(block.tool_kwargs)]
         elif kind == "thinking":
             parts.append(block.content or "")
         elif kind in _MEDIA:
             media += 1
     calls = (message.additional_kwargs or {}).get("tool_calls")
     if calls and not any(getattr(b, "block_type", None) == "tool_call" for b in message.blocks):
-        parts.append(_dump([c if isinstance(c, dict) else _model(c) for c in calls]))
+        parts.append(as_text([c if isinstance(c, dict) else _model(c) for c in calls]))
     return "\n".join(parts), media
 
 
@@ -72,13 +63,13 @@ def _model(entry: Any) -> Any:
     return dump() if callable(dump) else str(entry)
 
 
-class PairSafeMemoryBuffer(ChatMemoryBuffer):
-    """`ChatMemoryBuffer` whose window never splits a call from its results.
+_M = TypeVar("_M", bound="_PairSafe")
 
-    ``get`` keeps the newest whole units that fit ``token_limit`` (system messages
-    always), starting at a user turn whenever one fits, then repairs the window for
-    ``provider``. A single unit larger than the limit is kept whole rather than cut.
-    """
+
+class _PairSafe(BaseModel):
+    """The rules both memories hold what they return to, set as fields or through
+    ``from_defaults``. First among a memory's bases, so its ``from_defaults`` wraps the
+    memory class's own."""
 
     provider: str = Field(default=DEFAULT_PROVIDER, description="toolpair provider rules.")
     model: str | None = Field(
@@ -86,23 +77,32 @@ class PairSafeMemoryBuffer(ChatMemoryBuffer):
     )
 
     @classmethod
-    def class_name(cls) -> str:
-        return "PairSafeMemoryBuffer"
-
-    @classmethod
-    def from_defaults(  # type: ignore[override]
-        cls,
+    def from_defaults(
+        cls: type[_M],
         *args: Any,
         provider: str = DEFAULT_PROVIDER,
         model: str | None = None,
         **kwargs: Any,
-    ) -> PairSafeMemoryBuffer:
+    ) -> _M:
         """The base class's ``from_defaults``, plus the ``provider`` (and ``model``) to
         repair for."""
-        memory = super().from_defaults(*args, **kwargs)
+        memory: _M = super().from_defaults(*args, **kwargs)  # type: ignore[misc]
         memory.provider = provider
         memory.model = model
-        return memory  # type: ignore[return-value]
+        return memory
+
+
+class PairSafeMemoryBuffer(_PairSafe, ChatMemoryBuffer):
+    """`ChatMemoryBuffer` whose window never splits a call from its results.
+
+    ``get`` keeps the newest whole units that fit ``token_limit`` (system messages
+    always), starting at a user turn whenever one fits, then repairs the window for
+    ``provider``. A single unit larger than the limit is kept whole rather than cut.
+    """
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "PairSafeMemoryBuffer"
 
     def count_tokens(self, message: ChatMessage) -> int:
         text, media = message_text(message)
@@ -124,33 +124,13 @@ class PairSafeMemoryBuffer(ChatMemoryBuffer):
         return list(window.messages)
 
 
-class PairSafeMemory(Memory):
+class PairSafeMemory(_PairSafe, Memory):
     """`Memory` that counts tool calls in its token estimate (so eviction happens when
     the history is really full) and never returns an orphan from ``aget``."""
-
-    provider: str = Field(default=DEFAULT_PROVIDER, description="toolpair provider rules.")
-    model: str | None = Field(
-        default=None, description="The model id whose family's rules apply (None: strictest)."
-    )
 
     @classmethod
     def class_name(cls) -> str:
         return "PairSafeMemory"
-
-    @classmethod
-    def from_defaults(  # type: ignore[override]
-        cls,
-        *args: Any,
-        provider: str = DEFAULT_PROVIDER,
-        model: str | None = None,
-        **kwargs: Any,
-    ) -> PairSafeMemory:
-        """The base class's ``from_defaults``, plus the ``provider`` (and ``model``) to
-        repair for."""
-        memory = super().from_defaults(*args, **kwargs)
-        memory.provider = provider
-        memory.model = model
-        return memory  # type: ignore[return-value]
 
     def _estimate_token_count(self, message_or_blocks: Any) -> int:
         count: int = super()._estimate_token_count(message_or_blocks)
@@ -165,7 +145,7 @@ class PairSafeMemory(Memory):
             # Memory skips ToolCallBlocks entirely; only their text is added here.
             for block in message.blocks:
                 if getattr(block, "block_type", None) == "tool_call":
-                    text = f"{block.tool_name}\n{_dump(block.tool_kwargs)}"
+                    text = f"{block.tool_name}\n{as_text(block.tool_kwargs)}"
                     count += len(self.tokenizer_fn(text))
         return count
 

@@ -27,10 +27,14 @@ __all__ = [
 CODEC = LlamaIndexCodec()
 #: The codec for the profiles whose rules read Gemini thought signatures.
 GEMINI_CODEC = LlamaIndexCodec(gemini=True)
+#: The codec for Anthropic, whose converter needs some calls rewritten (`_for_anthropic`).
+ANTHROPIC_CODEC = LlamaIndexCodec(anthropic=True)
 
 
 def codec_for(provider: str | None) -> LlamaIndexCodec:
     """The codec reading a history as the LLM for ``provider`` sends it."""
+    if provider == "anthropic":
+        return ANTHROPIC_CODEC
     return GEMINI_CODEC if provider in ("gemini", "vertex") else CODEC
 
 
@@ -205,8 +209,7 @@ def _for_anthropic(messages: list[Any]) -> tuple[list[Any], list[Fix]]:
 
 def _no_op(history: list[Any], provider: str, model: str | None = None) -> bool:
     """The core's no-op path, which for Anthropic also vouches that no call needs
-    rewriting (`LlamaIndexCodec.certainly_valid`): True lets a valid history skip both
-    passes."""
+    rewriting (`LlamaIndexCodec.skeleton`): True lets a valid history skip both passes."""
     return _api.parse(history, provider, codec_for(provider), {}, model).certainly_valid()
 
 

@@ -33,8 +33,8 @@ from toolpair import Policy, Repaired, _api
 from toolpair.formats.responses import CALL_TYPES, OUTPUT_TYPES
 from toolpair.integrations._base import Guard, Integration, OnRepair, Target, status_of
 
+from ._codec import CHAT_CODEC
 from ._detect import detect, known
-from ._fast import CHAT_CODEC
 
 #: The SDK's items are Responses input items whatever model receives them.
 FORMAT = "openai-responses"

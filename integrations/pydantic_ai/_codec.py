@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import weakref
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -26,12 +25,8 @@ from pydantic_ai.messages import (
 )
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._model import Codec, Role, Shape
-from toolpair.engine.fast import Frag
-from toolpair.providers import Context
-
-from . import _fast
-from ._fast import _empty as _content_is_empty
+from toolpair._model import Bone, Codec, Role, Shape, Skeleton
+from toolpair.integrations._base import as_text, synthetic_result
 
 #: pydantic-ai's own marker for a return it synthesized; set on ours too so its repair
 #: (and anything keyed on it downstream) treats them alike.
@@ -50,13 +45,15 @@ def _same(part: Any) -> Any:
     return part
 
 
-def _stringify(content: Any) -> str:
+def _content_is_empty(content: Any) -> bool:
+    """Whether a return's content is empty (a `Block`'s ``empty``)."""
+    if content is None:
+        return True
     if isinstance(content, str):
-        return content
-    try:
-        return json.dumps(content, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(content)
+        return not content or content.isspace()
+    if isinstance(content, list | tuple | dict):
+        return len(content) == 0
+    return False
 
 
 def _item_text(item: Any) -> str | None:
@@ -77,6 +74,11 @@ def _user_prompt_block(part: Any) -> Block:
     if texts:
         return Block("text", part, text="\n".join(texts))
     return Block("image", part, sub="user-prompt")
+
+
+#: Part kinds decode refuses where they stand.
+_MISPLACED_IN_REQUEST = frozenset({"tool-call", "builtin-tool-call", "builtin-tool-return"})
+_MISPLACED_IN_RESPONSE = frozenset({"tool-return", "retry-prompt", "user-prompt", "system-prompt"})
 
 
 def _request_block(part: Any, index: int) -> Block:
@@ -104,13 +106,8 @@ def _request_block(part: Any, index: int) -> Block:
         return Block("text", part, text=part.model_response())
     if kind == "user-prompt":
         return _user_prompt_block(part)
-    if kind in ("tool-call", "builtin-tool-call", "builtin-tool-return"):
-        raise InvalidHistory(
-            f"a ModelRequest holds a {type(part).__name__}, which belongs in a ModelResponse",
-            index,
-        )
-    if kind is None:
-        raise InvalidHistory(f"{type(part).__name__} is not a pydantic-ai message part", index)
+    if kind is None or kind in _MISPLACED_IN_REQUEST:
+        raise _misplaced(part, index, "ModelRequest", "ModelResponse")
     # System prompts, retry feedback, compaction summaries and bookkeeping parts: not
     # part of pairing, kept where they are.
     return Block("other", part, sub=str(kind))
@@ -128,18 +125,37 @@ def _response_block(part: Any, index: int) -> Block:
         return Block("server_call", part, id=part.tool_call_id, name=part.tool_name, sub=kind)
     if kind == "builtin-tool-return":
         return Block("server_result", part, id=part.tool_call_id, name=part.tool_name, sub=kind)
-    if kind in ("tool-return", "retry-prompt", "user-prompt", "system-prompt"):
-        raise InvalidHistory(
-            f"a ModelResponse holds a {type(part).__name__}, which belongs in a ModelRequest",
-            index,
-        )
-    if kind is None:
-        raise InvalidHistory(f"{type(part).__name__} is not a pydantic-ai message part", index)
+    if kind is None or kind in _MISPLACED_IN_RESPONSE:
+        raise _misplaced(part, index, "ModelResponse", "ModelRequest")
     return Block("other", part, sub=str(kind))
+
+
+def _misplaced(part: Any, index: int, held_in: str, belongs_in: str) -> InvalidHistory:
+    """The error for a part of the other message kind, or for no pydantic-ai part."""
+    name = type(part).__name__
+    if getattr(part, "part_kind", None) is None:
+        return InvalidHistory(f"{name} is not a pydantic-ai message part", index)
+    return InvalidHistory(f"a {held_in} holds a {name}, which belongs in a {belongs_in}", index)
 
 
 #: The `Block.item_id` of a call GoogleModel sends with a thought signature.
 SIGNED = "thought_signature"
+
+#: Skeleton blocks (`PydanticAICodec.skeleton`) as `toolpair.engine.skeleton.from_view`
+#: reads the blocks `decode` makes.
+_OTHER: Bone = ("other", None, None)
+_THOUGHT: Bone = ("thinking", None, True)  # no signature is asked of a ThinkingPart
+_SERVER_CALL: Bone = ("server_call", None, None)
+_SERVER_RESULT: Bone = ("server_result", None, None)
+
+
+def _user_prompt_text(content: Any) -> str | None:
+    """The text `_user_prompt_block` decodes a user prompt's content to (None: media)."""
+    if isinstance(content, str):
+        return content
+    items = list(content) if isinstance(content, Sequence) else [content]
+    texts = [t for t in map(_item_text, items) if t is not None]
+    return "\n".join(texts) if texts else None
 
 
 class PydanticAICodec(Codec):
@@ -210,22 +226,81 @@ class PydanticAICodec(Codec):
 
     splits = True
 
-    def knows(self, checker: str) -> bool:
-        return checker in _fast.CHECKERS
-
     def side(self, native: Any) -> str:
         """Which side of the conversation a message is on ("a" for the model's), so
         that the core can repair a long history in pieces (`toolpair.engine.chunked`)."""
         return "a" if isinstance(native, ModelResponse) else "u"
 
-    def certainly_valid(
-        self, messages: Sequence[Any], provider: str, ctx: Context, frag: Frag | None = None
-    ) -> bool | None:
-        """True only where ``provider``'s rules would find nothing in ``messages``,
-        read in one pass without decoding (see `_fast`); None takes the full path.
-        With ``frag``, ``messages`` are that fragment of a longer history."""
-        check = _fast.CHECKERS.get(provider)
-        return None if check is None else check(messages, ctx, frag)
+    def skeleton(self, messages: Sequence[Any]) -> Skeleton | None:
+        """What `decode` makes of the messages, read in one pass (every provider's no-op
+        path reads it); None where decode would refuse one.
+
+        It runs on every request: the common parts (returns, calls, texts) are read
+        inline, as a call per part would cost most of the pass."""
+        out: Skeleton = []
+        add = out.append
+        request, response = ModelRequest, ModelResponse
+        errors, sign = _ERROR_OUTCOMES, self.signs_first_call
+        for msg in messages:
+            cls = type(msg)
+            parts = msg.parts
+            if type(parts) is not list and (
+                isinstance(parts, str) or not isinstance(parts, Sequence)
+            ):
+                return None
+            bones: list[Bone] = []
+            if cls is request or (cls is not response and isinstance(msg, request)):
+                for p in parts:
+                    k = p.part_kind
+                    if k == "tool-return":
+                        i = p.tool_call_id
+                        bad = getattr(p, "outcome", "success") in errors and _content_is_empty(
+                            p.content
+                        )
+                        bones.append(_OTHER if i is None else ("result", i, bad))
+                    elif k == "user-prompt":
+                        text = _user_prompt_text(p.content)
+                        bones.append(
+                            ("image", None, "user-prompt") if text is None else ("text", None, text)
+                        )
+                    elif k == "retry-prompt":
+                        if p.tool_name is None:
+                            bones.append(("text", None, p.model_response()))
+                        else:
+                            i = p.tool_call_id
+                            bad = _content_is_empty(p.content)
+                            bones.append(_OTHER if i is None else ("result", i, bad))
+                    elif k in _MISPLACED_IN_REQUEST or not isinstance(k, str):
+                        return None  # decode refuses it
+                    else:
+                        bones.append(_OTHER)
+                add(("user", bones))
+            elif cls is response or isinstance(msg, response):
+                signed = not sign
+                for p in parts:
+                    k = p.part_kind
+                    if k == "tool-call":
+                        i = p.tool_call_id
+                        kind = "call" if signed else "item_call"
+                        signed = True
+                        bones.append(_OTHER if i is None else (kind, i, p.tool_name))
+                    elif k == "text":
+                        text = p.content
+                        bones.append(_OTHER if text is None else ("text", None, text))
+                    elif k == "thinking":
+                        bones.append(_THOUGHT)
+                    elif k == "builtin-tool-call":
+                        bones.append(_SERVER_CALL)
+                    elif k == "builtin-tool-return":
+                        bones.append(_SERVER_RESULT)
+                    elif k in _MISPLACED_IN_RESPONSE or not isinstance(k, str):
+                        return None  # decode refuses it
+                    else:
+                        bones.append(_OTHER)
+                add(("assistant", bones))
+            else:
+                return None
+        return out
 
     def build(self, role: Role, blocks: list[Block], template: Message | None) -> Any:
         parts = [b.native for b in blocks]
@@ -257,15 +332,8 @@ class PydanticAICodec(Codec):
         if when is not None:
             kwargs["timestamp"] = when
         native = ToolReturnPart(**kwargs)
-        return Block(
-            "result",
-            native,
-            id=call.id,
-            name=call.name,
-            # Pre-outcome 1.x versions have no error channel for a ToolReturnPart.
-            is_error=is_error and "outcome" in _RETURN_FIELDS,
-            synthetic=True,
-        )
+        # Pre-outcome 1.x versions have no error channel for a ToolReturnPart.
+        return synthetic_result(native, call, is_error=is_error and "outcome" in _RETURN_FIELDS)
 
     def make_text(self, text: str, role: Role) -> Block:
         if role == "assistant":
@@ -283,7 +351,7 @@ class PydanticAICodec(Codec):
     def result_as_text(self, block: Block) -> Block:
         part = block.native
         render = getattr(part, "model_response_str", None)
-        content = render() if callable(render) else _stringify(getattr(part, "content", None))
+        content = render() if callable(render) else as_text(getattr(part, "content", None))
         return self.make_text(_ORPHAN_TEXT.format(id=block.id, content=content), "user")
 
     def sends_blank_text(self, block: Block, provider: str) -> bool:

@@ -44,13 +44,8 @@ class RepairGuard(AbstractCapability[Any]):
     guard: Guard = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        self.guard = Guard(
-            INTEGRATION,
-            provider=self.provider,
-            model=self.model,
-            policy=self.policy,
-            on_repair=self.on_repair,
-            strict=self.strict,
+        self.guard = INTEGRATION.guard(
+            self.provider, self.model, self.policy, self.on_repair, self.strict
         )
 
     @property

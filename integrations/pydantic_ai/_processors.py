@@ -163,14 +163,7 @@ def history_repairer(
     only what is sent.
     """
 
-    guard = Guard(
-        INTEGRATION,
-        provider=provider,
-        model=model,
-        policy=policy,
-        on_repair=on_repair,
-        strict=strict,
-    )
+    guard = INTEGRATION.guard(provider, model, policy, on_repair, strict)
 
     def run(ctx: RunContext[Any] | None, messages: list[ModelMessage]) -> list[ModelMessage]:
         repaired = guard.repair(messages, ctx.model if ctx is not None else None)

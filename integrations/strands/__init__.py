@@ -13,7 +13,7 @@ Everything imports Strands on first use.
 
 from __future__ import annotations
 
-from typing import Any
+from toolpair.integrations._base import lazy_exports
 
 _LAZY = {
     "ToolpairModel": "._model",
@@ -31,12 +31,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str) -> Any:
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(where, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY)

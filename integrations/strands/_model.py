@@ -11,7 +11,7 @@ from strands.models.model import Model
 
 import toolpair
 from toolpair import Fix, Policy, Repaired
-from toolpair.integrations._base import Guard, Integration, OnRepair, Target, status_of
+from toolpair.integrations._base import Integration, OnRepair, Target, status_of
 
 from ._detect import target_of
 
@@ -123,15 +123,7 @@ class ToolpairModel(Model):
             # Wrapping twice would only repair twice; the outer options win.
             inner = inner.inner
         self.inner = inner
-        self.guard = Guard(
-            INTEGRATION,
-            provider=provider,
-            model=model,
-            policy=policy,
-            on_repair=on_repair,
-            strict=strict,
-            record_dir=record_dir,
-        )
+        self.guard = INTEGRATION.guard(provider, model, policy, on_repair, strict, record_dir)
 
     @property
     def last_repair(self) -> Repaired | None:

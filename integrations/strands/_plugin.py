@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolpair import Policy, Repaired
-from toolpair.integrations._base import Guard, OnRepair
+from toolpair.integrations._base import OnRepair
 
 from ._model import INTEGRATION, ToolpairModel, sends_chat
 
@@ -68,15 +68,7 @@ class ToolpairPlugin(_Base):  # type: ignore[misc,valid-type]
             super().__init__()
         self.via = via
         #: One guard for every request of the agents it is installed on, whichever way.
-        self.guard = Guard(
-            INTEGRATION,
-            provider=provider,
-            model=model,
-            policy=policy,
-            on_repair=on_repair,
-            strict=strict,
-            record_dir=record_dir,
-        )
+        self.guard = INTEGRATION.guard(provider, model, policy, on_repair, strict, record_dir)
 
     @property
     def last_repair(self) -> Repaired | None:

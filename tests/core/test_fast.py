@@ -14,7 +14,10 @@ import pytest
 
 import toolpair
 from toolpair._api import parse
+from toolpair.engine import skeleton
 from toolpair.formats import _checks as fast
+from toolpair.formats import get_codec
+from toolpair.providers import Context
 
 
 def call(i: Any, name: str = "f") -> dict[str, Any]:
@@ -163,3 +166,29 @@ def test_ids_outside_the_pattern_are_never_certainly_valid() -> None:
     dashes = [Q, assistant(call("_-_")), user(result("_-_"))]
     assert toolpair.validate(dashes, "anthropic") == []
     assert parse(dashes, "anthropic", "anthropic", {}).certainly_valid()
+
+
+def test_an_empty_message_between_a_call_and_its_result_is_the_full_paths() -> None:
+    # OpenAI Chat's rules read no empty message, but one between a call and its result
+    # parts them (a llama-index mutation found the skeleton checker saying valid).
+    call = {
+        "role": "assistant",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    }
+    answer = {"role": "tool", "tool_call_id": "c1", "content": "ok"}
+    empty = {"role": "user", "content": []}
+    q, nxt = {"role": "user", "content": "q"}, {"role": "user", "content": "next"}
+    parted = [q, call, empty, answer, nxt]
+    after = [q, call, answer, empty, nxt]
+    codec = get_codec("openai")
+    ctx = Context(shape="chat", format="a-framework")
+    found = toolpair.validate(parted, "openai")
+    assert [(v.code, v.index, v.ids) for v in found] == [
+        ("openai.missing_result", 1, ("c1",)),
+        ("openai.unexpected_tool_message", 3, ("c1",)),
+    ]
+    assert skeleton.check(skeleton.from_view(codec.decode(parted)), "openai", ctx) is None
+    assert toolpair.validate(after, "openai") == []
+    assert skeleton.check(skeleton.from_view(codec.decode(after)), "openai", ctx) is True

@@ -25,7 +25,7 @@ from toolpair.integrations.llamaindex import (
     repair_messages,
     validate_messages,
 )
-from toolpair.integrations.llamaindex._repair import CODEC
+from toolpair.integrations.llamaindex._repair import CODEC, codec_for
 from toolpair.providers import Context
 
 from .history import (
@@ -52,8 +52,9 @@ def _texts(*texts: str) -> ChatMessage:
 
 
 def fast(history: list[Any], provider: str, **values: Any) -> bool:
-    """The verdict the core takes from the codec (exceptions mean "full path")."""
-    return certainly_valid(CODEC, provider, history, ctx(**values))
+    """The verdict the core takes from the codec `repair_messages` reads ``provider``'s
+    histories with (exceptions mean "full path")."""
+    return certainly_valid(codec_for(provider), provider, history, ctx(**values))
 
 
 def realistic(exchanges: int = 60) -> list[ChatMessage]:
@@ -375,12 +376,6 @@ if ToolCallBlock is not None:
             ("anthropic",),
             True,
         ),
-        (
-            "call_block_in_a_user_message",
-            lambda: [_with(user("q"), _call("c1")), say("ok")],
-            ("anthropic",),
-            False,
-        ),
     ]
 
 if ThinkingBlock is not None:
@@ -399,14 +394,29 @@ if ThinkingBlock is not None:
         ),
     ]
 
-HAZARDS += [
+#: User-side blocks the codec reads as ``other`` (no rule reads inside them): content of
+#: the user's turn, as text is, so they keep the no-op path where the rules accept them.
+UNREAD: list[tuple[str, Any]] = [
     (
         "cache_point",
         lambda: [_with(user("q"), CachePoint(cache_control=CacheControl(type="ephemeral")))],
-        ("anthropic",),
-        False,
     ),
 ]
+if ToolCallBlock is not None:
+    UNREAD.append(
+        ("call_block_in_a_user_message", lambda: [_with(user("q"), _call("c1")), say("ok")])
+    )
+
+
+@pytest.mark.parametrize("build", [b for _, b in UNREAD], ids=[n for n, _ in UNREAD])
+def test_user_side_blocks_no_rule_reads_keep_the_fast_path(build: Any) -> None:
+    history = build()
+    assert validate_messages(history, "anthropic") == []
+    assert fast(history, "anthropic")
+    # Before a result still due, they are content before it: the full path's.
+    unread = ChatMessage(role=MessageRole.USER, blocks=history[0].blocks[1:])
+    due = [user("q"), calls("c1"), unread, result("c1")]
+    assert not fast(due, "anthropic")
 
 
 def _cases() -> list[Any]:

@@ -24,7 +24,7 @@ import toolpair
 import toolpair._api
 from toolpair.engine.fast import certainly_valid
 from toolpair.integrations.llamaindex import repair_messages
-from toolpair.integrations.llamaindex._repair import CODEC, _for_anthropic
+from toolpair.integrations.llamaindex._repair import _for_anthropic, codec_for
 from toolpair.testing.generate import Abs, abstract_history
 
 from .adapter import (
@@ -264,8 +264,9 @@ def varied_histories(draw: st.DrawFn) -> list[ChatMessage]:
 def certain(history: list[ChatMessage], provider: str) -> bool:
     """The no-op checker's verdict, and when it is "certainly valid", proof that the
     full rules find nothing (and, for Anthropic, that no call needs lowering)."""
-    p = toolpair._api.parse(history, provider, CODEC, {})
-    if not certainly_valid(CODEC, provider, history, p.ctx):
+    codec = codec_for(provider)
+    p = toolpair._api.parse(history, provider, codec, {})
+    if not certainly_valid(codec, provider, history, p.ctx):
         return False
     assert p.profile.rules(p.messages, p.ctx) == []
     if provider == "anthropic":

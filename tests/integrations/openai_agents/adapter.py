@@ -23,7 +23,7 @@ from toolpair._model import Codec
 from toolpair.conformance import CORE_COMPACTORS, Adapter, Compactor
 from toolpair.formats import CODECS
 from toolpair.integrations.openai_agents import repair_items, trim_filter, with_toolpair
-from toolpair.integrations.openai_agents._fast import CHAT_CODEC
+from toolpair.integrations.openai_agents._codec import CHAT_CODEC
 from toolpair.testing.generate import Abs
 
 from .harness import Server, message

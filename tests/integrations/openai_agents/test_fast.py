@@ -1,5 +1,6 @@
-"""The Chat Completions no-op check: the SDK's own shapes take it, and repairing a piece
-at a time gives the full path's answer. (That whatever it calls certainly valid the
+"""The Chat Completions no-op check (OpenAI Chat's skeleton checker over the items):
+the SDK's own shapes take it, and repairing a piece at a time gives the full path's
+answer. (That whatever it calls certainly valid the
 full ``openai`` rules accept is the conformance suite's fast path property, run on
 `ChatItemsCodec` with SDK item shapes by `adapter`.)"""
 
@@ -9,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolpair
-from toolpair.integrations.openai_agents._fast import chat_items_valid
+from toolpair._api import parse
+from toolpair.integrations.openai_agents._codec import CHAT_CODEC
 
 from .harness import fc, history_with_tools, out, rs, user
 
@@ -25,6 +27,11 @@ ITEM = st.one_of(
     st.builds(lambda i: {"type": "custom_tool_call_output", "call_id": i, "output": "o"}, IDS),
     st.just({"type": "web_search_call", "id": "ws_1", "status": "completed"}),
 )
+
+
+def chat_items_valid(items: list[dict]) -> bool:
+    """The no-op verdict repair takes for items bound for Chat Completions."""
+    return parse(items, "openai", CHAT_CODEC, {}).certainly_valid()
 
 
 def test_sdk_shaped_histories_take_the_fast_path():
@@ -61,8 +68,6 @@ def _exchanges(draw_defects: list[int], turns: int) -> list[dict]:
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.sampled_from([0, 0, 0, 0, 0, 0, 1, 2, 3]), min_size=60, max_size=60))
 def test_piecewise_chat_repair_gives_the_full_paths_answer(defects):
-    from toolpair.integrations.openai_agents._fast import CHAT_CODEC
-
     items = _exchanges(defects, 60)
     fast = toolpair.repair(items, "openai", format=CHAT_CODEC)
     full = toolpair.repair(items, "openai", format="openai-responses")

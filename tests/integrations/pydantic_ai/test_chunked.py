@@ -1,5 +1,6 @@
 """Long pydantic-ai histories repaired in pieces (`toolpair.engine.chunked`, through
-`PydanticAICodec.side` and `certainly_valid(..., frag)`): never a different answer.
+`PydanticAICodec.side` and the no-op verdict of a fragment, `check(..., frag)`): never
+a different answer.
 
 The piece path is forced on short generated histories (``MIN_MESSAGES = 0``) with runs
 short enough that failing runs are split; its result must be the full path's, message
@@ -24,7 +25,7 @@ import toolpair
 from tests.support.pieces import full_path, pieces
 from toolpair._api import parse
 from toolpair.engine import chunked
-from toolpair.engine.fast import Frag
+from toolpair.engine.fast import Frag, check
 from toolpair.integrations.pydantic_ai import PydanticAICodec, repair
 
 from .adapter import FUZZ, check_properties, hazardous, histories
@@ -174,26 +175,26 @@ def test_a_fragment_is_checked_in_its_place(provider: str) -> None:
     body = _exchanges(2)
     # Not first: it follows a request, so it may (and here must) open with a response.
     frag = Frag(False, False, "user", set())
-    assert codec.certainly_valid(body, provider, ctx, frag) is True
+    assert check(codec, provider, body, ctx, frag) is True
     assert frag.thinking is False
     assert frag.seen == {"call00000", "call05000", "call00001", "call05001"}
     # Its ids again, anywhere later in the conversation: refused, seen unchanged.
     again = Frag(False, False, "user", frag.seen)
-    assert codec.certainly_valid(_exchanges(1, 1), provider, ctx, again) is not True
+    assert check(codec, provider, _exchanges(1, 1), ctx, again) is not True
     assert frag.seen == {"call00000", "call05000", "call00001", "call05001"}
     # The whole history's first-message rules are the first fragment's only.
     first = Frag(True, False, None, set())
-    verdict = codec.certainly_valid(body, provider, ctx, first)
+    verdict = check(codec, provider, body, ctx, first)
     assert (verdict is True) == (provider != "portable")
     # A10 (no trailing whitespace at the end) binds the last fragment only.
     if provider == "anthropic":
         tail = [*body, res(TextPart("done "))]
-        assert codec.certainly_valid(tail, provider, ctx, Frag(False, False, "user", set()))
-        assert codec.certainly_valid(tail, provider, ctx, Frag(False, True, "user", set())) is None
+        assert check(codec, provider, tail, ctx, Frag(False, False, "user", set()))
+        assert check(codec, provider, tail, ctx, Frag(False, True, "user", set())) is None
     # Thinking is reported, for the core to leave such histories to the full path.
     think = [res(ThinkingPart("hm", signature="s"), TextPart("ok")), req(user("go"))]
     frag = Frag(False, False, "user", set())
-    if codec.certainly_valid(think, provider, ctx, frag) is True:
+    if check(codec, provider, think, ctx, frag) is True:
         assert frag.thinking is True
 
 
