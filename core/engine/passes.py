@@ -85,16 +85,31 @@ class _State:
         return self.renamed.get(id(b), b)
 
 
-def segments(msgs: Sequence[Message], shape: str) -> list[tuple[str, list[Message]]]:
+def segments(
+    msgs: Sequence[Message], shape: str, reasoning_ends_calls: bool = False
+) -> list[tuple[str, list[Message]]]:
     """Runs of assistant messages and of user-side messages. In a chat format every
-    assistant message is its own run: its results must follow it at once."""
+    assistant message is its own run: its results must follow it at once. With
+    ``reasoning_ends_calls`` (`Profile.reasoning_ends_calls`), a reasoning item after a
+    call starts a new run, so the call's outputs go before it."""
     out: list[tuple[str, list[Message]]] = []
+    calling = False  # the current assistant run holds a call
     for m in msgs:
         side = "assistant" if m.role == "assistant" else "user"
-        if out and out[-1][0] == side and (side == "user" or shape != "chat"):
+        ends = (
+            reasoning_ends_calls
+            and calling
+            and side == "assistant"
+            and bool(m.blocks)
+            and m.blocks[0].kind == "reasoning"
+        )
+        if out and out[-1][0] == side and (side == "user" or shape != "chat") and not ends:
             out[-1][1].append(m)
         else:
             out.append((side, [m]))
+            calling = False
+        if side == "assistant" and any(b.kind == "call" for b in m.blocks):
+            calling = True
     return out
 
 
@@ -500,7 +515,9 @@ def _answer_blocks(
 
 
 def layout(st: _State) -> list[Out]:
-    segs = segments(st.msgs, st.codec.shape)
+    segs = segments(
+        st.msgs, st.codec.shape, st.codec.shape == "items" and st.profile.reasoning_ends_calls
+    )
     _pair(st, segs)
     _rewrite_ids(st)
     by_seg: dict[int, list[_Call]] = {}

@@ -52,6 +52,9 @@ class Profile:
     first_not_call: ClassVar[bool] = False
     #: Responses R3: reasoning items sit directly before the item they produced.
     reasoning_adjacency: ClassVar[bool] = False
+    #: A reasoning item after a call ends that call's group: its outputs come before
+    #: the reasoning (DeepSeek's Responses endpoint).
+    reasoning_ends_calls: ClassVar[bool] = False
     #: Messages with no content are rejected (Gemini G6), so repair removes them.
     drop_empty: ClassVar[bool] = False
 

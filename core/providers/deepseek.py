@@ -185,6 +185,7 @@ class DeepSeekResponses(Responses):
     # Outputs right after their group of calls: stricter than OpenAI's pairing by id.
     fast_key = "deepseek-responses"
     reasoning_adjacency = False
+    reasoning_ends_calls = True
     fc_needs_reasoning = False
     reports_as: ClassVar[dict[str, str]] = {"openai-responses.": "deepseek-responses."}
     replaces = frozenset(

@@ -48,6 +48,7 @@ class Portable(Mistral):
     first_not_call = True
     drop_empty = True
     reasoning_adjacency = True
+    reasoning_ends_calls = True
     # Vertex refuses ids on Gemini function calls and responses.
     ids_allowed = False
     calls_only = True
