@@ -20,6 +20,7 @@ assumes: a list counter is additive over messages, up to a constant per-list ove
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal, cast
 
@@ -279,27 +280,36 @@ class _Trimmer:
         return excluded
 
 
-def _trim(
-    messages: Iterable[Any] | Any,
-    *,
-    max_tokens: int,
-    token_counter: Any,
-    strategy: Literal["first", "last"] = "last",
-    allow_partial: bool = False,
-    end_on: TypeSpec | None = None,
-    start_on: TypeSpec | None = None,
-    include_system: bool = False,
-    text_splitter: Any = None,
-) -> list[BaseMessage]:
-    if start_on and strategy == "first":
+@dataclass(frozen=True)
+class _Options:
+    """`trim_messages`' arguments (in its order), held until a ``RunnableLambda`` gets
+    its messages."""
+
+    max_tokens: int
+    token_counter: Any
+    strategy: Literal["first", "last"]
+    allow_partial: bool
+    end_on: TypeSpec | None
+    start_on: TypeSpec | None
+    include_system: bool
+    text_splitter: Any
+
+
+def _trim(messages: Iterable[Any] | Any, options: _Options) -> list[BaseMessage]:
+    strategy = options.strategy
+    if options.start_on and strategy == "first":
         raise ValueError("start_on parameter is only valid with strategy='last'")
-    if include_system and strategy == "first":
+    if options.include_system and strategy == "first":
         raise ValueError("include_system parameter is only valid with strategy='last'")
     history = convert_to_messages(messages)
-    trimmer = _Trimmer(list_counter(token_counter), _text_splitter(text_splitter))
+    trimmer = _Trimmer(list_counter(options.token_counter), _text_splitter(options.text_splitter))
     if strategy == "first":
         kept = trimmer.select(
-            _units(history), max_tokens, "first" if allow_partial else None, end_on, backwards=False
+            _units(history),
+            options.max_tokens,
+            "first" if options.allow_partial else None,
+            options.end_on,
+            backwards=False,
         )
         return [m for unit in kept for m in unit]
     if strategy != "last":
@@ -307,18 +317,22 @@ def _trim(
         raise ValueError(msg)
 
     units = _units(history)
-    if end_on:
-        while units and not _is_type(units[-1][-1], end_on):
+    if options.end_on:
+        while units and not _is_type(units[-1][-1], options.end_on):
             units.pop()
     system: BaseMessage | None = None
-    if include_system and units and isinstance(units[0][0], SystemMessage):
+    if options.include_system and units and isinstance(units[0][0], SystemMessage):
         system = units[0][0]
         units = [units[0][1:], *units[1:]] if len(units[0]) > 1 else units[1:]
-    budget = max_tokens
+    budget = options.max_tokens
     if system is not None:
-        budget = max(0, max_tokens - trimmer.count([system]))
+        budget = max(0, options.max_tokens - trimmer.count([system]))
     kept = trimmer.select(
-        units[::-1], budget, "last" if allow_partial else None, start_on, backwards=True
+        units[::-1],
+        budget,
+        "last" if options.allow_partial else None,
+        options.start_on,
+        backwards=True,
     )
     out = [m for unit in kept[::-1] for m in unit]
     return [system, *out] if system is not None else out
@@ -342,18 +356,18 @@ def trim_messages(
     Without ``messages`` it returns a ``RunnableLambda`` named "trim_messages" that
     validates its arguments when invoked, as LangChain's does.
     """
-    kwargs: dict[str, Any] = {
-        "max_tokens": max_tokens,
-        "token_counter": token_counter,
-        "strategy": strategy,
-        "allow_partial": allow_partial,
-        "end_on": end_on,
-        "start_on": start_on,
-        "include_system": include_system,
-        "text_splitter": text_splitter,
-    }
+    options = _Options(
+        max_tokens,
+        token_counter,
+        strategy,
+        allow_partial,
+        end_on,
+        start_on,
+        include_system,
+        text_splitter,
+    )
     if messages is not None:
-        return _trim(messages, **kwargs)
+        return _trim(messages, options)
     from langchain_core.runnables import RunnableLambda
 
-    return RunnableLambda(partial(_trim, **kwargs), name="trim_messages")
+    return RunnableLambda(partial(_trim, options=options), name="trim_messages")
