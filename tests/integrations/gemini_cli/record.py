@@ -77,42 +77,21 @@ def main() -> None:
         ("read_file", {"file_path": "notes.txt"}), ("list_directory", {"dir_path": "."})
     )
     shell = calls(("run_shell_command", {"command": "echo hi", "description": "say hi"}))
+    look: dict[str, object] = {"args": ["-p", f"Look. {parallel}"]}
+
+    def resume(prompt: str, **step: object) -> dict[str, object]:
+        return {"args": ["--resume", "latest", "-p", prompt], **step}
+
     if "--checkpoint" in sys.argv:
         # 0.61: `/chat save` after a resume (the CLI exits 42 after saving: the command's
         # result is not shown in non-interactive mode; the checkpoint is written).
-        scenario(
-            "checkpoint",
-            js,
-            [
-                {"args": ["-p", f"Look. {parallel}"]},
-                {"args": ["--resume", "latest", "-p", "Next."]},
-                {"args": ["--resume", "latest", "-p", "/chat save after-resume"]},
-            ],
-        )
+        scenario("checkpoint", js, [look, resume("Next."), resume("/chat save after-resume")])
         return
     if "--doubling" in sys.argv:
-        scenario(
-            "doubling",
-            js,
-            [
-                {"args": ["-p", f"Look. {parallel}"]},
-                {"args": ["--resume", "latest", "-p", "Next."]},
-            ],
-        )
+        scenario("doubling", js, [look, resume("Next.")])
         return
-    scenario(
-        "parallel",
-        js,
-        [
-            {"args": ["-p", f"Look. {parallel}"]},
-            {"args": ["--resume", "latest", "-p", f"Now this. {shell}"]},
-        ],
-    )
-    scenario(
-        "gemini3",
-        js,
-        [{"args": ["-p", f"Look. {parallel}"], "model": "gemini-3-flash-preview"}],
-    )
+    scenario("parallel", js, [look, resume(f"Now this. {shell}")])
+    scenario("gemini3", js, [look | {"model": "gemini-3-flash-preview"}])
     inner = "Do it. " + calls(("list_directory", {"dir_path": "."}))
     scenario(
         "subagent",
@@ -131,14 +110,7 @@ def main() -> None:
         ("read_file", {"file_path": "notes.txt"}),
         ("run_shell_command", {"command": "sleep 30", "description": "wait"}),
     )
-    scenario(
-        "killed",
-        js,
-        [
-            {"args": ["-p", f"Look. {parallel}"]},
-            {"args": ["--resume", "latest", "-p", f"Wait. {sleep}"], "kill": True},
-        ],
-    )
+    scenario("killed", js, [look, resume(f"Wait. {sleep}", kill=True)])
 
 
 if __name__ == "__main__":

@@ -129,10 +129,6 @@ def simple_problems(history: list[ChatMessage], provider: str) -> list[str]:
     )
 
 
-def dump(history: list[ChatMessage]) -> list[Any]:
-    return [m.model_dump() for m in history]
-
-
 def images(history: list[ChatMessage]) -> list[str]:
     return [str(b.url) for m in history for b in m.blocks if isinstance(b, ImageBlock)]
 
@@ -262,7 +258,7 @@ class LlamaIndexAdapter(Adapter):
         return body
 
     def dump(self, messages: Sequence[Any]) -> Any:
-        return dump(list(messages))
+        return [m.model_dump() for m in messages]
 
     def images(self, messages: Sequence[Any]) -> list[Any]:
         return images(list(messages))

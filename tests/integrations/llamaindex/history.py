@@ -6,7 +6,13 @@ import json
 from typing import Any
 
 import pytest
-from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
+from llama_index.core.base.llms.types import (
+    CacheControl,
+    CachePoint,
+    ChatMessage,
+    MessageRole,
+    TextBlock,
+)
 
 from toolpair.integrations.llamaindex._codec import call_block_type
 
@@ -72,6 +78,11 @@ def legacy_calls(
 def result(call_id: str | None, text: str = "3") -> ChatMessage:
     kwargs = {} if call_id is None else {"tool_call_id": call_id}
     return ChatMessage(role=MessageRole.TOOL, content=text, additional_kwargs=kwargs)
+
+
+def cache_point() -> CachePoint:
+    """An ephemeral cache breakpoint, the kind a client puts after a block to cache."""
+    return CachePoint(cache_control=CacheControl(type="ephemeral"))
 
 
 def snapshot(messages: list[ChatMessage]) -> list[dict[str, Any]]:

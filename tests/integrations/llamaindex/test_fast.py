@@ -8,14 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from llama_index.core.base.llms.types import (
-    CacheControl,
-    CachePoint,
-    ChatMessage,
-    ImageBlock,
-    MessageRole,
-    TextBlock,
-)
+from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
 
 import toolpair
 from toolpair import InvalidHistory
@@ -31,6 +24,7 @@ from toolpair.providers import Context
 from .history import (
     ThinkingBlock,
     ToolCallBlock,
+    cache_point,
     calls,
     legacy_calls,
     needs_blocks,
@@ -399,7 +393,7 @@ if ThinkingBlock is not None:
 UNREAD: list[tuple[str, Any]] = [
     (
         "cache_point",
-        lambda: [_with(user("q"), CachePoint(cache_control=CacheControl(type="ephemeral")))],
+        lambda: [_with(user("q"), cache_point())],
     ),
 ]
 if ToolCallBlock is not None:

@@ -11,14 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from llama_index.core.base.llms.types import (
-    CacheControl,
-    CachePoint,
-    ChatMessage,
-    ImageBlock,
-    MessageRole,
-    TextBlock,
-)
+from llama_index.core.base.llms.types import ChatMessage, ImageBlock, MessageRole, TextBlock
 
 import toolpair
 import toolpair._api
@@ -36,7 +29,7 @@ from .adapter import (
     histories,
     render,
 )
-from .history import ThinkingBlock, ToolCallBlock, calls, result, say, system, user
+from .history import ThinkingBlock, ToolCallBlock, cache_point, calls, result, say, system, user
 
 
 @pytest.mark.skipif(ToolCallBlock is None, reason="llama-index-core < 0.14.5")
@@ -171,9 +164,7 @@ MUTATIONS: dict[str, tuple[Any, Any]] = {
     ),
     "cache_point": (
         _any,
-        lambda m: [
-            _blocks(m, [*m.blocks, CachePoint(cache_control=CacheControl(type="ephemeral"))])
-        ],
+        lambda m: [_blocks(m, [*m.blocks, cache_point()])],
     ),
     "image": (
         _any,

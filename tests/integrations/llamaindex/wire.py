@@ -163,19 +163,19 @@ def accept_all(body: dict[str, Any]) -> list[str]:
     return []
 
 
+def _anthropic_content(reply: Reply) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = []
+    if reply.text:
+        content.append({"type": "text", "text": reply.text})
+    for cid, name, args in reply.calls:
+        content.append({"type": "tool_use", "id": cid, "name": name, "input": args})
+    return content
+
+
 @dataclass
 class FakeAnthropic(FakeServer):
     check: Callable[[dict[str, Any]], list[str]] = anthropic_errors
     error_body = staticmethod(anthropic_error)
-
-    @staticmethod
-    def _content(reply: Reply) -> list[dict[str, Any]]:
-        content: list[dict[str, Any]] = []
-        if reply.text:
-            content.append({"type": "text", "text": reply.text})
-        for cid, name, args in reply.calls:
-            content.append({"type": "tool_use", "id": cid, "name": name, "input": args})
-        return content
 
     def json(self, reply: Reply) -> dict[str, Any]:
         return {
@@ -183,7 +183,7 @@ class FakeAnthropic(FakeServer):
             "type": "message",
             "role": "assistant",
             "model": "claude-sonnet-4-5",
-            "content": self._content(reply),
+            "content": _anthropic_content(reply),
             "stop_reason": "tool_use" if reply.calls else "end_turn",
             "stop_sequence": None,
             "usage": {"input_tokens": 1, "output_tokens": 1},
@@ -192,7 +192,7 @@ class FakeAnthropic(FakeServer):
     def sse(self, reply: Reply) -> Iterable[str]:
         start = self.json(reply) | {"content": [], "stop_reason": None}
         yield _event("message_start", {"type": "message_start", "message": start})
-        for i, block in enumerate(self._content(reply)):
+        for i, block in enumerate(_anthropic_content(reply)):
             if block["type"] == "text":
                 first = {"type": "text", "text": ""}
                 delta = {"type": "text_delta", "text": block["text"]}
@@ -219,26 +219,22 @@ class FakeAnthropic(FakeServer):
         yield _event("message_stop", {"type": "message_stop"})
 
 
+def _openai_tool_calls(reply: Reply) -> list[dict[str, Any]]:
+    return [
+        {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+        for cid, name, args in reply.calls
+    ]
+
+
 @dataclass
 class FakeOpenAI(FakeServer):
     check: Callable[[dict[str, Any]], list[str]] = openai_errors
     error_body = staticmethod(chat_error)
 
-    @staticmethod
-    def _tool_calls(reply: Reply) -> list[dict[str, Any]]:
-        return [
-            {
-                "id": cid,
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(args)},
-            }
-            for cid, name, args in reply.calls
-        ]
-
     def json(self, reply: Reply) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
         if reply.calls:
-            message["tool_calls"] = self._tool_calls(reply)
+            message["tool_calls"] = _openai_tool_calls(reply)
         return {
             "id": "chatcmpl-fake",
             "object": "chat.completion",
@@ -268,7 +264,7 @@ class FakeOpenAI(FakeServer):
             )
 
         yield chunk({"role": "assistant", "content": reply.text or ""})
-        for k, tc in enumerate(self._tool_calls(reply)):
+        for k, tc in enumerate(_openai_tool_calls(reply)):
             yield chunk({"tool_calls": [tc | {"index": k}]})
         yield chunk({}, "tool_calls" if reply.calls else "stop")
         yield _event(None, "[DONE]")
