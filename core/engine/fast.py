@@ -20,7 +20,7 @@ from typing import Any
 
 from toolpair._model import Codec, Context
 from toolpair._model import Frag as Frag
-from toolpair.engine import skeleton
+from toolpair.engine import pause, skeleton
 from toolpair.formats import Checker as Checker
 from toolpair.formats import anthropic_ids_ok as anthropic_ids_ok
 from toolpair.formats import blank as blank
@@ -46,8 +46,11 @@ def check(
     got = codec.certainly_valid(msgs, checker, ctx, frag)
     if got is not None or codec.knows(checker) or not reads_skeleton(codec):
         return got
-    sk = codec.skeleton(msgs)
-    return None if sk is None else skeleton.check(sk, checker, ctx, frag)
+    # A skeleton is a few small objects per message, none in a cycle: the collector's
+    # runs they would set off cost as much again (`toolpair.engine.pause`).
+    with pause.paused():
+        sk = codec.skeleton(msgs)
+        return None if sk is None else skeleton.check(sk, checker, ctx, frag)
 
 
 def reads_skeleton(codec: Codec) -> bool:

@@ -667,6 +667,69 @@ def zhipu(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool |
     return None
 
 
+_CHAT_CALLS = frozenset({"function_call", "custom_tool_call"})
+_CHAT_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
+
+
+def responses_chat(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
+    """Responses items bound for Chat Completions (the Agents SDK's converter, any bridge
+    from one API to the other), held to OpenAI Chat's rules: each run of assistant items
+    (reasoning, messages, calls) followed by exactly one output per call of that run
+    before anything else, call ids of 1-40 characters, none repeated in a run."""
+    if ctx.thinking:
+        return None  # DeepSeek's thinking mode wants reasoning passed back: the full path
+    calls: list[str] = []
+    pending: set[str] = set()
+    turn_calls: set[str] = set()
+    phase = "other"  # "assistant": inside a run of assistant items; "tools": its outputs
+    for item in msgs:
+        if type(item) is not dict:
+            return None
+        t = item.get("type")
+        if t in _CHAT_CALLS or t == "reasoning":
+            if phase != "assistant":
+                if pending:
+                    return None
+                turn_calls = set()
+                phase = "assistant"
+            if t != "reasoning":
+                cid = item.get("call_id")
+                if type(cid) is not str or not 0 < len(cid) <= 40 or cid in turn_calls:
+                    return None
+                turn_calls.add(cid)
+                pending.add(cid)
+                calls.append(cid)
+        elif t in _CHAT_OUTPUTS:
+            if phase == "other":
+                return None
+            cid = item.get("call_id")
+            if type(cid) is not str or cid not in pending:
+                return None
+            pending.discard(cid)
+            phase = "tools"
+        elif t is None or t == "message":
+            role = item.get("role")
+            if role == "assistant":
+                if phase != "assistant":
+                    if pending:
+                        return None
+                    turn_calls = set()
+                    phase = "assistant"
+            elif role in _PLAIN_ROLES:
+                if pending:
+                    return None
+                phase = "other"
+            else:
+                return None
+        else:
+            return None
+    if pending:
+        return None
+    # A fragment's calls join the ids seen so far; one reused across fragments sends the
+    # history down the full path. Items carry no thinking bound to their prefix.
+    return frag is None or frag.accept(calls, thinking=False) or None
+
+
 def responses(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
     if ctx.previous_response_id is not None or ctx.store is False:
         return None

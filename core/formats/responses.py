@@ -127,6 +127,8 @@ class ResponsesCodec(WireCodec):
     checks: ClassVar[Mapping[str, Checker]] = {
         "openai-responses": _checks.responses,
         "deepseek-responses": _checks.deepseek_responses,
+        # Items sent to Chat Completions (the Agents SDK's Chat models): Chat's rules.
+        "openai": _checks.responses_chat,
     }
     starts = Codec.starts
 

@@ -1,7 +1,7 @@
-"""The codec for SDK items bound for Chat Completions: the core's Responses codec, split
-where the SDK's converter starts a new assistant message, so that a long history is
-checked in one pass (OpenAI Chat's skeleton checker over `ResponsesCodec.skeleton`) and
-repaired a piece at a time."""
+"""The codec for SDK items bound for Chat Completions: the core's Responses codec (whose
+checker for Chat's rules over Responses items, `toolpair.formats._checks.responses_chat`,
+clears a valid history in one pass), split where the SDK's converter starts a new
+assistant message, so that a long broken history is repaired a piece at a time."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The Chat Completions no-op check (OpenAI Chat's skeleton checker over the items):
+"""The Chat Completions no-op check (the Responses format's checker for Chat's rules):
 the SDK's own shapes take it, and repairing a piece at a time gives the full path's
 answer. (That whatever it calls certainly valid the
 full ``openai`` rules accept is the conformance suite's fast path property, run on
