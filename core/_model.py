@@ -75,6 +75,25 @@ class Block:
     missing_id: bool = False
 
 
+def synthetic_result(
+    native: object, call: Block, *, is_error: bool, empty: bool = False, sub: str | None = None
+) -> Block:
+    """The block of a result toolpair wrote (``native``, in the codec's own form)
+    answering ``call``: its id, name and toolset are the call's. What every codec's
+    ``make_result`` returns around its native result."""
+    return Block(
+        "result",
+        native,
+        id=call.id,
+        name=call.name,
+        is_error=is_error,
+        empty=empty,
+        synthetic=True,
+        toolset=call.toolset,
+        sub=sub,
+    )
+
+
 @dataclass(slots=True, eq=False)
 class Message:
     """A native message seen as a role and a list of blocks. ``index`` is its position

@@ -434,24 +434,6 @@ def first_annotation(fn: Callable[..., object]) -> object:
     return params[0].annotation if params else inspect.Parameter.empty
 
 
-def synthetic_result(
-    native: object, call: Block, *, is_error: bool, empty: bool = False, sub: str | None = None
-) -> Block:
-    """The block of a result toolpair wrote (``native``) answering ``call``: its id,
-    name and toolset are the call's."""
-    return Block(
-        "result",
-        native,
-        id=call.id,
-        name=call.name,
-        is_error=is_error,
-        empty=empty,
-        synthetic=True,
-        toolset=call.toolset,
-        sub=sub,
-    )
-
-
 def native_result(
     part: Mapping[str, Any], index: int, *, sub: str, empty: Callable[[Any], bool]
 ) -> Block:

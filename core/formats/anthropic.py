@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from toolpair._model import Block, InvalidHistory, Message, Role, Shape
+from toolpair._model import Block, InvalidHistory, Message, Role, Shape, synthetic_result
 from toolpair.formats import _checks
 from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
@@ -138,15 +138,7 @@ class AnthropicCodec(WireCodec):
             native["is_error"] = True
         if call.toolset:
             native["toolset_name"] = call.toolset
-        return Block(
-            "result",
-            native,
-            id=call.id,
-            name=call.name,
-            is_error=is_error,
-            synthetic=True,
-            toolset=call.toolset,
-        )
+        return synthetic_result(native, call, is_error=is_error)
 
     def make_text(self, text: str, role: Role) -> Block:
         return Block("text", {"type": "text", "text": text}, text=text)

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from toolpair._model import Block, InvalidHistory, Message, Role, Shape
+from toolpair._model import Block, InvalidHistory, Message, Role, Shape, synthetic_result
 from toolpair.formats import _checks
 from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
@@ -120,14 +120,7 @@ class BedrockCodec(WireCodec):
         result: dict[str, Any] = {"toolUseId": call.id, "content": [{"text": text}]}
         if is_error:
             result["status"] = "error"
-        return Block(
-            "result",
-            {"toolResult": result},
-            id=call.id,
-            name=call.name,
-            is_error=is_error,
-            synthetic=True,
-        )
+        return synthetic_result({"toolResult": result}, call, is_error=is_error)
 
     def make_text(self, text: str, role: Role) -> Block:
         return Block("text", {"text": text}, text=text)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from toolpair._model import Block, Codec, InvalidHistory, Message, Role, Shape
+from toolpair._model import Block, Codec, InvalidHistory, Message, Role, Shape, synthetic_result
 from toolpair.formats import _checks
 from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
@@ -117,14 +117,8 @@ class GeminiCodec(WireCodec):
         fr["response"] = {"error": text} if is_error else {"result": text}
         if call.id is not None:
             fr["id"] = call.id
-        return Block(
-            "result",
-            {"functionResponse": fr},
-            id=call.id,
-            name=call.name,
-            is_error=is_error,
-            synthetic=True,
-            sub="functionResponse",
+        return synthetic_result(
+            {"functionResponse": fr}, call, is_error=is_error, sub="functionResponse"
         )
 
     def make_text(self, text: str, role: Role) -> Block:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from toolpair._model import Block, InvalidHistory, Message, Role, Shape
+from toolpair._model import Block, InvalidHistory, Message, Role, Shape, synthetic_result
 from toolpair.formats import _checks
 from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
@@ -139,9 +139,7 @@ class OpenAIChatCodec(WireCodec):
 
     def make_result(self, call: Block, text: str, *, is_error: bool) -> Block:
         native = {"role": "tool", "tool_call_id": call.id, "content": text}
-        return Block(
-            "result", native, id=call.id, name=call.name, is_error=is_error, synthetic=True
-        )
+        return synthetic_result(native, call, is_error=is_error)
 
     def make_text(self, text: str, role: Role) -> Block:
         return Block("text", text, text=text)

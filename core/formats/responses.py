@@ -9,7 +9,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from toolpair._model import Block, Bone, Codec, InvalidHistory, Message, Role, Shape, Skeleton
+from toolpair._model import (
+    Block,
+    Bone,
+    Codec,
+    InvalidHistory,
+    Message,
+    Role,
+    Shape,
+    Skeleton,
+    synthetic_result,
+)
 from toolpair.formats import _checks
 from toolpair.formats._checks import Checker
 from toolpair.formats._common import (
@@ -132,11 +142,14 @@ class ResponsesCodec(WireCodec):
     }
     starts = Codec.starts
 
+    #: The item types on the user's side of the conversation (`side`).
+    user_items: ClassVar[frozenset[str]] = USER_ITEMS
+
     def side(self, native: Any) -> str:
         if type(native) is not dict:
             return "u"
         t = native.get("type")
-        if t in USER_ITEMS:
+        if t in self.user_items:
             return "u"
         if t is None or t == "message":
             return "a" if native.get("role") == "assistant" else "u"
@@ -288,15 +301,7 @@ class ResponsesCodec(WireCodec):
         caller = call.native.get("caller") if isinstance(call.native, dict) else None
         if caller is not None:
             native["caller"] = caller  # an output echoes its call's caller (PTC)
-        return Block(
-            "result",
-            native,
-            id=call.id,
-            name=call.name,
-            is_error=is_error,
-            synthetic=True,
-            sub=out_type,
-        )
+        return synthetic_result(native, call, is_error=is_error, sub=out_type)
 
     def make_text(self, text: str, role: Role) -> Block:
         native = {"type": "message", "role": role, "content": text}

@@ -17,9 +17,10 @@ from typing import Any, Literal
 from agno.models.message import Message as AgnoMessage
 
 from toolpair import Block, Codec, InvalidHistory, Message
+from toolpair._model import synthetic_result
 from toolpair.engine.skeleton import Bone, Skeleton
 from toolpair.formats import ORPHAN_TEXT, content_is_empty, stringify
-from toolpair.integrations._base import lone_result_home, native_result, synthetic_result
+from toolpair.integrations._base import lone_result_home, native_result
 
 Role = Literal["system", "user", "assistant", "tool"]
 

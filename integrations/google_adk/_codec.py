@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from toolpair._model import Block, Codec, Message, Role, Shape
+from toolpair._model import Block, Codec, Message, Role, Shape, synthetic_result
 from toolpair.formats import ORPHAN_TEXT, stringify
-from toolpair.integrations._base import synthetic_result
 
 #: `Block.item_id` of a call that carries a thought signature (its bytes stay in the Part).
 SIGNED = "thought_signature"

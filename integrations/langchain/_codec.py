@@ -33,9 +33,9 @@ from langchain_core.messages import (
 )
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._model import Bone, Codec, Role, Shape, Skeleton
+from toolpair._model import Bone, Codec, Role, Shape, Skeleton, synthetic_result
 
-from .._base import lone_result_home, native_result, synthetic_result
+from .._base import lone_result_home, native_result
 from .._langchain_messages import content_text
 
 __all__ = ["LangChainCodec"]

@@ -20,9 +20,8 @@ from llama_index.core.base.llms import types as _types
 from llama_index.core.base.llms.types import ChatMessage, MessageRole, TextBlock
 
 from toolpair import Block, Codec, InvalidHistory, Message
-from toolpair._model import Role
+from toolpair._model import Role, synthetic_result
 from toolpair.engine.skeleton import Bone, Skeleton
-from toolpair.integrations._base import synthetic_result
 
 try:  # llama-index-core >= 0.14.5
     from llama_index.core.base.llms.types import ToolCallBlock

@@ -9,27 +9,14 @@ from typing import Any
 
 from toolpair.formats.responses import ResponsesCodec
 
-_OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output"})
-
-
-def _side(item: Any) -> str:
-    """Which side of the conversation an item is on: outputs and user-side messages
-    ("u"), everything the model produced ("a")."""
-    if type(item) is not dict:
-        return "u"
-    t = item.get("type")
-    if t in _OUTPUTS:
-        return "u"
-    if t is None or t == "message":
-        return "a" if item.get("role") == "assistant" else "u"
-    return "a"
-
 
 class ChatItemsCodec(ResponsesCodec):
     """Responses items as the SDK's Chat Completions converter sends them: ``side``
     splits a history where an assistant turn follows a user-side item."""
 
-    side = staticmethod(_side)  # type: ignore[assignment]
+    # Only these outputs become the converter's tool messages: any other item is the
+    # model's side of the conversation.
+    user_items = frozenset({"function_call_output", "custom_tool_call_output"})
     pieces = frozenset({"openai"})
     # A framework's items: the pieces' H4 scan reads the wire formats' thinking only,
     # and its checker is told a piece follows a user-side item.

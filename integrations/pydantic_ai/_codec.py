@@ -25,8 +25,8 @@ from pydantic_ai.messages import (
 )
 
 from toolpair import Block, InvalidHistory, Message
-from toolpair._model import Bone, Codec, Role, Shape, Skeleton
-from toolpair.integrations._base import as_text, synthetic_result
+from toolpair._model import Bone, Codec, Role, Shape, Skeleton, synthetic_result
+from toolpair.integrations._base import as_text
 
 #: pydantic-ai's own marker for a return it synthesized; set on ours too so its repair
 #: (and anything keyed on it downstream) treats them alike.
