@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from toolpair._model import Bone, Context, Frag, Message, Skeleton
@@ -453,30 +454,6 @@ def _family(
     return checker
 
 
-def _gemini(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
-    return _gemini_family(sk, ctx, frag, ids, False, True)
-
-
-def _vertex(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
-    return _gemini_family(sk, ctx, frag, ids, True, False)
-
-
-def _vertex_ids(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
-    return _gemini_family(sk, ctx, frag, ids, True, True)
-
-
-def _bedrock(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
-    return _bedrock_family(sk, ctx, frag, ids, True, False)
-
-
-def _bedrock_claude(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
-    return _bedrock_family(sk, ctx, frag, ids, False, False)
-
-
-def _bedrock_claude4(sk: Skeleton, ctx: Context, frag: Frag | None, ids: list[str]) -> bool:
-    return _bedrock_family(sk, ctx, frag, ids, False, True)
-
-
 _anthropic_family = _family(
     _anthropic,
     thinking_ok=True,
@@ -496,6 +473,10 @@ def _anthropic_checker(sk: Skeleton, ctx: Context, frag: Frag | None = None) -> 
     return _anthropic_family(sk, ctx, frag)
 
 
+#: The strictest of the Gemini and Bedrock families (also in the portable checker).
+_VERTEX: _Extra = partial(_gemini_family, results_only=True, ids_ok=False)
+_BEDROCK: _Extra = partial(_bedrock_family, calls_only=True, media=False)
+
 #: The portable profile's rules are every API's at once: so is its checker.
 _PORTABLE: tuple[_Extra, ...] = (
     _anthropic,
@@ -503,8 +484,8 @@ _PORTABLE: tuple[_Extra, ...] = (
     _zhipu,
     _mistral,
     _responses,
-    _vertex,
-    _bedrock,
+    _VERTEX,
+    _BEDROCK,
 )
 
 
@@ -522,12 +503,16 @@ CHECKERS: dict[str, SkeletonChecker] = {
     "openai-responses": _family(_responses),
     # Outputs right after the group of calls they answer: the canonical shape already.
     "deepseek-responses": _family(_responses),
-    "gemini": _family(_gemini, solid=True),
-    "vertex": _family(_vertex, solid=True),
-    "vertex-ids": _family(_vertex_ids, solid=True),
-    "bedrock": _family(_bedrock, flags_empty=True, solid=True),
-    "bedrock-claude": _family(_bedrock_claude, flags_empty=True, solid=True),
-    "bedrock-claude4": _family(_bedrock_claude4, flags_empty=True, solid=True),
+    "gemini": _family(partial(_gemini_family, results_only=False, ids_ok=True), solid=True),
+    "vertex": _family(_VERTEX, solid=True),
+    "vertex-ids": _family(partial(_gemini_family, results_only=True, ids_ok=True), solid=True),
+    "bedrock": _family(_BEDROCK, flags_empty=True, solid=True),
+    "bedrock-claude": _family(
+        partial(_bedrock_family, calls_only=False, media=False), flags_empty=True, solid=True
+    ),
+    "bedrock-claude4": _family(
+        partial(_bedrock_family, calls_only=False, media=True), flags_empty=True, solid=True
+    ),
     "portable": _family(
         _portable, thinking_ok=True, flags_empty=True, solid=True, name_max=200, signed=True
     ),

@@ -433,96 +433,16 @@ def _bedrock_loop(
     return True
 
 
-def _chat(
-    msgs: Sequence[Any], ctx: Context, mistral: bool, frag: Frag | None = None
-) -> bool | None:
-    i = 0
-    n = len(msgs)
-    prev = (frag.prev_role or "") if frag is not None else ""
-    answered: list[str] = []  # calls answered in full, for a fragment's ``seen``
-    names: set[str] = set()  # tool names already found well formed
-    while i < n:
-        m = msgs[i]
-        role = m["role"]
-        if mistral:
-            if role == "developer" or (prev == "tool" and role not in ("tool", "assistant")):
-                return None
-            if role == "system" and prev in ("assistant", "tool"):
-                return None
-        if role == "tool":
-            return None  # a tool message not right after its calls
-        i += 1
-        prev = role
-        content = m.get("content")
-        if content is not None and type(content) is not str:
-            if type(content) is not list:
-                return None
-            for part in content:
-                if type(part) is not dict:
-                    return None
-        if role != "assistant":
-            if role not in ("user", "system", "developer"):
-                return None
-            continue
-        calls = m.get("tool_calls")
-        if not calls:
-            if mistral and m.get("content") is None:
-                return None
-            continue
-        ids = set()
-        for c in calls:
-            cid = c["id"]
-            if type(cid) is not str or not cid or len(cid) > 40:
-                return None
-            if mistral:
-                # 9 ASCII alphanumerics; a tool name from a handful, checked once each.
-                if len(cid) != 9 or not cid.isascii() or not cid.isalnum():
-                    return None
-                name = c["function"]["name"]
-                if name not in names:
-                    if type(name) is not str or not _NAME(name):
-                        return None
-                    names.add(name)
-            ids.add(cid)
-        if len(ids) != len(calls):
-            return None
-        got = set()
-        while i < n and msgs[i]["role"] == "tool":
-            tid = msgs[i]["tool_call_id"]
-            if tid in got or tid not in ids:
-                return None
-            got.add(tid)
-            i += 1
-            prev = "tool"
-        if len(got) != len(ids):
-            return None
-        answered.extend(ids)
-    if mistral:
-        if not msgs:
-            return None
-        first = frag is None or frag.first
-        last_one = frag is None or frag.last
-        last = msgs[-1]
-        if (
-            last_one
-            and last["role"] not in ("user", "tool")
-            and not (last["role"] == "assistant" and last.get("prefix") is True)
-        ):
-            return None
-        if first and msgs[0]["role"] not in ("user", "system"):
-            return None
-        if ctx.tokenizer_version < 5:
-            return None
-    if frag is not None and not frag.accept(answered):
-        return None
-    return True
-
-
 def openai(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
-    """`_chat` without Mistral's rules: the same verdicts, with less to do per message
-    (this is what every OpenAI and DeepSeek request pays)."""
     if ctx.thinking:
         return None  # DeepSeek's thinking mode wants reasoning passed back: the full path
+    return _chat(msgs, frag)
+
+
+def _chat(msgs: Sequence[Any], frag: Frag | None) -> bool | None:
+    """OpenAI Chat's rules (what every OpenAI and DeepSeek request pays): an assistant
+    message's calls, ids unique, 1-40 characters, answered by the tool messages right
+    after it, and no other tool message anywhere."""
     i = 0
     n = len(msgs)
     answered: list[str] | None = [] if frag is not None else None
@@ -575,19 +495,26 @@ _PLAIN_ROLES = frozenset({"user", "system", "developer"})
 
 
 def mistral(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
-    """`_chat` with Mistral's rules, in a loop of its own for a whole history (what every
-    Mistral request pays); a fragment takes `_chat`'s."""
-    if frag is not None or ctx.tokenizer_version < 5 or not msgs:
-        return _chat(msgs, ctx, True, frag)
+    """OpenAI Chat's rules as Mistral words them, and its own: ids of 9 ASCII
+    alphanumerics, tool names of [a-zA-Z0-9_-], an assistant message without calls holds
+    content, only a tool or an assistant message after a tool one, a system message only
+    before them; the whole list starts with a user or system message and ends with a user
+    or tool one (or an assistant ``prefix``)."""
+    if ctx.tokenizer_version < 5 or not msgs:
+        return None
     last = msgs[-1]
-    if msgs[0]["role"] not in ("user", "system") or (
-        last["role"] not in ("user", "tool")
+    if (frag is None or frag.first) and msgs[0]["role"] not in ("user", "system"):
+        return None
+    if (
+        (frag is None or frag.last)
+        and last["role"] not in ("user", "tool")
         and not (last["role"] == "assistant" and last.get("prefix") is True)
     ):
         return None
     i = 0
     n = len(msgs)
-    prev = ""
+    prev = (frag.prev_role or "") if frag is not None else ""
+    answered: list[str] | None = [] if frag is not None else None
     names: set[str] = set()  # tool names already found well formed
     while i < n:
         m = msgs[i]
@@ -643,6 +570,10 @@ def mistral(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool
             prev = "tool"
         if len(got) != len(ids):
             return None
+        if answered is not None:
+            answered.extend(ids)
+    if frag is not None and answered is not None and not frag.accept(answered):
+        return None
     return True
 
 
@@ -655,7 +586,7 @@ def moonshot_thinking(msgs: Sequence[Any], ctx: Context, frag: Frag | None = Non
                 r = m.get("reasoning_content")
                 if type(r) is not str or not r:
                     return None
-    return _chat(msgs, ctx, False, frag)
+    return _chat(msgs, frag)
 
 
 def zhipu(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool | None:
@@ -663,7 +594,7 @@ def zhipu(msgs: Sequence[Any], ctx: Context, frag: Frag | None = None) -> bool |
     fragment without one takes the full path."""
     for m in msgs:
         if m["role"] == "user":
-            return _chat(msgs, ctx, False, frag)
+            return _chat(msgs, frag)
     return None
 
 

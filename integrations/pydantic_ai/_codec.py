@@ -65,15 +65,20 @@ def _item_text(item: Any) -> str | None:
     return None
 
 
-def _user_prompt_block(part: Any) -> Block:
-    content = part.content
+def _user_prompt_text(content: Any) -> str | None:
+    """The text `_user_prompt_block` decodes a user prompt's content to (None: media)."""
     if isinstance(content, str):
-        return Block("text", part, text=content)
+        return content
     items = list(content) if isinstance(content, Sequence) else [content]
     texts = [t for t in map(_item_text, items) if t is not None]
-    if texts:
-        return Block("text", part, text="\n".join(texts))
-    return Block("image", part, sub="user-prompt")
+    return "\n".join(texts) if texts else None
+
+
+def _user_prompt_block(part: Any) -> Block:
+    text = _user_prompt_text(part.content)
+    if text is None:
+        return Block("image", part, sub="user-prompt")
+    return Block("text", part, text=text)
 
 
 #: Part kinds decode refuses where they stand.
@@ -147,15 +152,6 @@ _OTHER: Bone = ("other", None, None)
 _THOUGHT: Bone = ("thinking", None, True)  # no signature is asked of a ThinkingPart
 _SERVER_CALL: Bone = ("server_call", None, None)
 _SERVER_RESULT: Bone = ("server_result", None, None)
-
-
-def _user_prompt_text(content: Any) -> str | None:
-    """The text `_user_prompt_block` decodes a user prompt's content to (None: media)."""
-    if isinstance(content, str):
-        return content
-    items = list(content) if isinstance(content, Sequence) else [content]
-    texts = [t for t in map(_item_text, items) if t is not None]
-    return "\n".join(texts) if texts else None
 
 
 class PydanticAICodec(Codec):

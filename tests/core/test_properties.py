@@ -351,15 +351,15 @@ def test_every_profile_with_a_fast_path_has_a_skeleton_checker() -> None:
 @FUZZ
 @given(
     case=defective(),
-    fmt=st.sampled_from(["gemini", "bedrock", "mistral"]),
+    fmt=st.sampled_from(["gemini", "bedrock"]),
     repaired=st.booleans(),
     flags=st.tuples(st.booleans(), st.booleans()),
 )
 def test_the_plain_loops_agree_with_the_general_ones(
     case: Any, fmt: str, repaired: bool, flags: tuple[bool, bool]
 ) -> None:
-    # The Gemini, Bedrock and Mistral checkers try a shorter loop over the common shapes
-    # first: where it says valid, the general loop says so too.
+    # The Gemini and Bedrock checkers try a shorter loop over the common shapes first:
+    # where it says valid, the general loop says so too.
     history = render(case[0], fmt, True)
     provider = fmt
     if repaired:
@@ -369,13 +369,6 @@ def test_the_plain_loops_agree_with_the_general_ones(
     if fmt == "gemini":
         if fast._gemini_plain(history, b):
             assert fast._gemini_loop(history, None, a, b) is True
-    elif fmt == "mistral":
-        try:
-            plain = fast.mistral(history, ctx)
-        except (TypeError, KeyError):
-            return
-        if plain:
-            assert fast._chat(history, ctx, True) is True
     else:
         try:
             plain = fast._bedrock(history, ctx, None, a, b)
